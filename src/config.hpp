@@ -1,0 +1,119 @@
+// shareq.conf: the plain configuration value and its parser.
+//
+// Grammar (Slurm's Key=Value line syntax): one record per line, '#' starts a comment, keys are
+// case-insensitive, values case-sensitive except share names (matched like Slurm account names,
+// without regard to case). Lines:
+//   Family=NAME Partitions=P[,P...] Capacity=node=N | Capacity=gres/gpu=N
+//   Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] [LendLimit=LIMIT]
+//   Key=Value for the global settings below.
+// LIMIT is an amount in the family's unit (node=N / gres/gpu=N), P% of the share's quota, or
+// UNLIMITED (the default for both limits).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shareq {
+
+// What a family's capacity and its shares' quotas are counted in.
+enum class Unit { Node, Gpu };
+std::string_view unit_name(Unit unit);  // "node" or "gres/gpu"
+
+// A borrow or lend limit.
+struct Limit {
+  enum class Kind { Unlimited, Amount, PercentOfQuota };
+  Kind kind = Kind::Unlimited;
+  int64_t value = 0;  // the amount in the family's unit, or the percentage
+
+  // The limit in the family's unit for a share whose quota is `quota`.
+  [[nodiscard]] int64_t resolve(int64_t quota) const;  // Unlimited -> INT64_MAX
+  bool operator==(const Limit&) const = default;
+};
+
+// A capacity pool: one or more partitions of like nodes.
+struct Family {
+  std::string name;
+  std::vector<std::string> partitions;
+  Unit unit = Unit::Node;
+  int64_t capacity = 0;
+  int line = 0;  // where it was defined, for messages
+};
+
+// One Share= line: a share's quota in one family.
+struct ShareQuota {
+  std::string share;   // as written in shareq.conf
+  std::string family;  // a Family::name
+  int64_t quota = 0;   // in the family's unit
+  Limit borrow_limit;
+  Limit lend_limit;
+  int line = 0;
+};
+
+enum class WarmPoolMode { Prefer, Reserve };
+enum class MatchField { Image, Account, User, Partition, Nodes };
+
+struct Config {
+  std::string file;  // the file it was read from, for messages
+  std::vector<Family> families;
+  std::vector<ShareQuota> shares;
+
+  int default_priority = 50;               // DefaultPriority, 0..99
+  bool in_share_preemption = true;         // InSharePreemption
+  int64_t reclaim_min_runtime_s = 600;     // ReclaimMinRuntime
+  int64_t preempt_grace_time_s = 0;        // PreemptGraceTime
+  int64_t max_keep_alive_s = 3600;         // MaxKeepAlive
+  int64_t max_warm_pool_lifetime_s = 28 * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
+  WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;  // WarmPoolMode
+  std::vector<MatchField> warm_pool_match = {MatchField::Image, MatchField::Account,
+                                             MatchField::User, MatchField::Partition,
+                                             MatchField::Nodes};  // WarmPoolMatch
+  std::string image_store;                 // ImageStore: a directory or an http(s):// URL
+  std::string image_cache_dir = "/var/cache/shareq/images";  // ImageCacheDir
+  int64_t image_cache_size_bytes = 200LL << 30;               // ImageCacheSize (K/M/G/T suffix)
+
+  // Lookups; names compare as documented above. nullptr / empty when there is none.
+  [[nodiscard]] const Family* find_family(std::string_view name) const;
+  [[nodiscard]] const Family* family_of_partition(std::string_view partition) const;
+  [[nodiscard]] const ShareQuota* find_quota(std::string_view share, std::string_view family) const;
+  [[nodiscard]] bool has_share(std::string_view share) const;
+
+  // Every share name, lower-case, sorted, each once; those with a Share= line in `family`.
+  [[nodiscard]] std::vector<std::string> share_names() const;
+  [[nodiscard]] std::vector<std::string> share_names_in(std::string_view family) const;
+};
+
+// True when both configurations have the same settings, families and shares in the same order;
+// Config::file and the line numbers are ignored (format_config's output parses back equivalent).
+bool equivalent(const Config& a, const Config& b);
+
+// One problem in a file: "FILE:LINE: KEY: MESSAGE".
+struct ConfigError {
+  std::string file;
+  int line = 0;  // 0 when the problem is not on one line
+  std::string key;
+  std::string message;
+  // "FILE:LINE: KEY: MESSAGE"; ":LINE" is left out when line is 0 and "KEY: " when key is empty.
+  [[nodiscard]] std::string to_string() const;
+};
+
+struct ParseResult {
+  std::optional<Config> config;     // set exactly when errors is empty
+  std::vector<ConfigError> errors;  // every problem found, in file order
+};
+
+// Parses the text of a shareq.conf. `file` only labels messages. Never throws.
+ParseResult parse_config(std::string_view text, std::string_view file);
+
+// Reads and parses a file; an unreadable file is one ConfigError with line 0.
+ParseResult load_config_file(const std::string& path);
+
+// The configuration in shareq.conf syntax, every setting explicit (what check-config prints).
+std::string format_config(const Config& config);
+
+// Lower-cases an ASCII name, as Slurm stores account names.
+std::string to_lower(std::string_view name);
+
+}  // namespace shareq

@@ -1,0 +1,53 @@
+"""Fixtures for tests against the real test cluster (tests/cluster/cluster).
+
+The session fixture uses a running cluster if there is one in SHAREQ_CLUSTER_DIR, else starts
+one and stops it at the end. Every wait polls with a bounded timeout.
+"""
+
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from slurm import Cluster
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CLUSTER_SCRIPT = REPO / "tests" / "cluster" / "cluster"
+
+
+def _cluster_env():
+    out = subprocess.run([str(CLUSTER_SCRIPT), "env"], check=True, capture_output=True, text=True)
+    env = {}
+    for line in out.stdout.splitlines():
+        key, _, value = line.removeprefix("export ").partition("=")
+        env[key] = value
+    return env
+
+
+def _cluster_running():
+    out = subprocess.run([str(CLUSTER_SCRIPT), "status"], capture_output=True, text=True)
+    return "slurmctld: running" in out.stdout
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    started_here = False
+    if not _cluster_running():
+        subprocess.run([str(CLUSTER_SCRIPT), "up"], check=True, stdout=subprocess.DEVNULL)
+        started_here = True
+    env = _cluster_env()
+    build_dir = pathlib.Path(os.environ.get("SHAREQ_BUILD_DIR", REPO / "build"))
+    c = Cluster(script=CLUSTER_SCRIPT, env=env, build_dir=build_dir)
+    yield c
+    c.cancel_all()
+    if started_here:
+        subprocess.run([str(CLUSTER_SCRIPT), "down"], check=False)
+
+
+@pytest.fixture
+def clean_queue(cluster):
+    """Starts a test with no job left from an earlier one, and leaves none behind."""
+    cluster.cancel_all()
+    yield cluster
+    cluster.cancel_all()

@@ -1,0 +1,152 @@
+# Starting, waiting for and stopping the test cluster's daemons. Sourced by tests/cluster/cluster.
+# Every wait is bounded by $WAIT seconds; a daemon that does not come up fails with its log's tail.
+
+die() {
+  echo "cluster: $*" >&2
+  exit 1
+}
+
+pid_alive() {
+  local pidfile=$1
+  [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null
+}
+
+any_daemon_running() {
+  local f
+  for f in "$D"/run/*.pid; do
+    [ -e "$f" ] && pid_alive "$f" && return 0
+  done
+  return 1
+}
+
+# wait_for DESCRIPTION COMMAND...: runs COMMAND every 0.2 s until it succeeds or $WAIT s pass.
+wait_for() {
+  local what=$1
+  shift
+  local deadline=$((SECONDS + WAIT))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "cluster: timed out after ${WAIT}s waiting for $what" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}
+
+# fail_with_log NAME LOGFILE: the daemon did not start; show why and stop.
+fail_with_log() {
+  echo "cluster: $1 did not start; last lines of $2:" >&2
+  tail -n 30 "$2" >&2 2>/dev/null || true
+  exit 1
+}
+
+stop_pidfile() {
+  local pidfile=$1 name=$2 pid deadline
+  pid_alive "$pidfile" || { rm -f "$pidfile"; return 0; }
+  pid=$(cat "$pidfile")
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + WAIT))
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "cluster: $name (pid $pid) ignored SIGTERM for ${WAIT}s; killing it" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+  rm -f "$pidfile"
+}
+
+start_munge() {
+  local key=$D/munge/munge.key
+  dd if=/dev/urandom of="$key" bs=1 count=1024 status=none
+  chmod 0400 "$key"
+  /usr/sbin/munged --key-file="$key" --socket="$D/munge/run/munge.socket.2" \
+    --pid-file="$D/run/munged.pid" --log-file="$D/log/munged.log" \
+    --seed-file="$D/munge/munged.seed" --force >/dev/null 2>&1 ||
+    fail_with_log munged "$D/log/munged.log"
+  wait_for "munged" munge --socket="$D/munge/run/munge.socket.2" -n ||
+    fail_with_log munged "$D/log/munged.log"
+}
+
+mariadb_client() {
+  mariadb --no-defaults --socket="$D/mysql/mysqld.sock" -u root "$@"
+}
+
+start_mariadb() {
+  mariadb-install-db --no-defaults --datadir="$D/mysql/data" --user=root \
+    --auth-root-authentication-method=socket --skip-test-db >"$D/log/mariadb-install.log" 2>&1 ||
+    fail_with_log mariadb-install-db "$D/log/mariadb-install.log"
+  setsid /usr/sbin/mariadbd --no-defaults --datadir="$D/mysql/data" --user=root \
+    --socket="$D/mysql/mysqld.sock" --port="$DB_PORT" --bind-address=127.0.0.1 \
+    --pid-file="$D/run/mariadb.pid" --log-error="$D/log/mariadb.log" \
+    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --skip-name-resolve \
+    </dev/null >/dev/null 2>&1 &
+  wait_for "mariadb" mariadb_client -e "SELECT 1" || fail_with_log mariadb "$D/log/mariadb.log"
+  mariadb_client -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'shareq-test';
+    GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1'; FLUSH PRIVILEGES;"
+}
+
+start_slurmdbd() {
+  /usr/sbin/slurmdbd >/dev/null 2>&1 || fail_with_log slurmdbd "$D/log/slurmdbd.log"
+  wait_for "slurmdbd" sacctmgr -n list cluster || fail_with_log slurmdbd "$D/log/slurmdbd.log"
+}
+
+start_slurmctld() {
+  /usr/sbin/slurmctld >/dev/null 2>&1 || fail_with_log slurmctld "$D/log/slurmctld.log"
+  wait_for "slurmctld" scontrol ping || fail_with_log slurmctld "$D/log/slurmctld.log"
+}
+
+start_slurmds() {
+  local n
+  for n in "${NODES[@]}"; do
+    /usr/sbin/slurmd -N "$n" >/dev/null 2>&1 || fail_with_log "slurmd $n" "$D/log/slurmd-$n.log"
+  done
+}
+
+all_nodes_idle() {
+  local states
+  states=$(sinfo -h -N -o '%T' | sort -u | tr '\n' ' ')
+  [ "$states" = "idle " ]
+}
+
+wait_nodes_idle() {
+  if ! wait_for "all nodes to be idle" all_nodes_idle; then
+    sinfo -N >&2 || true
+    local n
+    for n in "${NODES[@]}"; do pid_alive "$D/run/slurmd-$n.pid" || fail_with_log "slurmd $n" "$D/log/slurmd-$n.log"; done
+    fail_with_log slurmctld "$D/log/slurmctld.log"
+  fi
+}
+
+no_jobs_left() {
+  [ -z "$(squeue -h -o %i 2>/dev/null)" ]
+}
+
+cancel_all_jobs() {
+  pid_alive "$D/run/slurmctld.pid" || return 0
+  scancel --full --quiet --user=root 2>/dev/null || true
+  local ids
+  ids=$(squeue -h -o %i 2>/dev/null || true)
+  [ -z "$ids" ] || scancel --quiet $ids 2>/dev/null || true
+  wait_for "jobs to end" no_jobs_left || squeue >&2 || true
+}
+
+create_users() {
+  local u
+  for u in alice bob; do
+    id "$u" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$u"
+  done
+}
+
+create_accounts() {
+  local c=shareq
+  sacctmgr -i add cluster "$c" >/dev/null
+  sacctmgr -i add qos low >/dev/null
+  sacctmgr -i add qos high Preempt=low PreemptMode=requeue >/dev/null
+  sacctmgr -i add account prodexp1,prodexp2,research Cluster="$c" \
+    Description=shareq-share Organization=shareq >/dev/null
+  sacctmgr -i add user alice Account=prodexp1,prodexp2 DefaultAccount=prodexp1 >/dev/null
+  sacctmgr -i add user bob Account=prodexp2,research DefaultAccount=prodexp2 >/dev/null
+  sacctmgr -i modify user alice,bob,root set QOS=normal,low,high >/dev/null
+}
