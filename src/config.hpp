@@ -60,19 +60,20 @@ struct Config {
   std::vector<Family> families;
   std::vector<ShareQuota> shares;
 
-  int default_priority = 50;               // DefaultPriority, 0..99
-  bool in_share_preemption = true;         // InSharePreemption
-  int64_t reclaim_min_runtime_s = 600;     // ReclaimMinRuntime
-  int64_t preempt_grace_time_s = 0;        // PreemptGraceTime
-  int64_t max_keep_alive_s = 3600;         // MaxKeepAlive
-  int64_t max_warm_pool_lifetime_s = 28 * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
+  int default_priority = 50;            // DefaultPriority, 0..99
+  bool in_share_preemption = true;      // InSharePreemption
+  int64_t reclaim_min_runtime_s = 600;  // ReclaimMinRuntime
+  int64_t preempt_grace_time_s = 0;     // PreemptGraceTime
+  int64_t max_keep_alive_s = 3600;      // MaxKeepAlive
+  int64_t max_warm_pool_lifetime_s =
+      int64_t{28} * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
   WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;  // WarmPoolMode
   std::vector<MatchField> warm_pool_match = {MatchField::Image, MatchField::Account,
                                              MatchField::User, MatchField::Partition,
                                              MatchField::Nodes};  // WarmPoolMatch
-  std::string image_store;                 // ImageStore: a directory or an http(s):// URL
+  std::string image_store;  // ImageStore: a directory or an http(s):// URL
   std::string image_cache_dir = "/var/cache/shareq/images";  // ImageCacheDir
-  int64_t image_cache_size_bytes = 200LL << 30;               // ImageCacheSize (K/M/G/T suffix)
+  int64_t image_cache_size_bytes = 200LL << 30;              // ImageCacheSize (K/M/G/T suffix)
 
   // Lookups; names compare as documented above. nullptr / empty when there is none.
   [[nodiscard]] const Family* find_family(std::string_view name) const;

@@ -78,7 +78,7 @@ Result<Submission> validate_submission(const Config& config, const SubmitFlags& 
                                        const JobContext& job);
 
 // The accepted parameters as one line, kept on the job record, e.g.
-//   "shareq share=prodexp1 priority=80 keep_alive=900 image=llama-train"
+//   "shareq:share=prodexp1,priority=80,keep_alive=900,image=llama-train"
 // and its inverse, which accepts exactly what encode_submission produces.
 std::string encode_submission(const Submission& submission);
 Result<Submission> decode_submission(std::string_view text);

@@ -1,0 +1,140 @@
+// job_submit/shareq: validates --share, --share-priority, --image and --keep-alive in slurmctld
+// (the authority; the SPANK plugin's client-side checks are a courtesy), maps the share to the
+// job's account, and records the accepted values on the job (spank_job_env, AdminComment).
+//
+// Slurm 22.05 looks up "job_submit" and "job_modify" (src/slurmctld/job_submit.c); both run in
+// slurmctld's RPC threads with the config, job, node and partition locks held (job write lock
+// for submission and update) and under job_submit.c's own context mutex.
+#include <memory>
+#include <string>
+
+#include "boundary.hpp"
+#include "config_holder.hpp"
+#include "slurm_ctld.hpp"
+#include "submit_shim.h"
+
+SHAREQ_EXPORT const char plugin_name[] = "shareq job submit plugin";
+SHAREQ_EXPORT const char plugin_type[] = "job_submit/shareq";
+SHAREQ_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+SHAREQ_EXPORT int init(void);
+SHAREQ_EXPORT int fini(void);
+SHAREQ_EXPORT int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg);
+SHAREQ_EXPORT int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid);
+
+namespace {
+
+using shareq::plugin::ConfigHolder;
+using shareq::plugin::guarded;
+
+// Set in init(), reset in fini(); Slurm calls neither concurrently with job_submit/job_modify.
+std::unique_ptr<ConfigHolder> holder;
+
+void report(const char* where, const char* what) {
+  error("shareq: job_submit: %s: %s", where, what);
+}
+
+// The user's default account, as slurmctld will assign it when the job names none.
+std::string default_account(uint32_t uid) {
+  slurmdb_user_rec_t user{};
+  user.uid = uid;
+  if (assoc_mgr_fill_in_user(acct_db_conn, &user, accounting_enforce, nullptr, false) ==
+          SLURM_ERROR ||
+      user.default_acct == nullptr) {
+    return {};
+  }
+  return user.default_acct;
+}
+
+std::shared_ptr<const shareq_conf_t> current_config() {
+  return holder ? holder->current() : nullptr;
+}
+
+int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
+  const std::string account =
+      job_desc->account != nullptr ? job_desc->account : default_account(job_desc->user_id);
+  const shareq_admission_t admission{account.c_str(), job_desc->partition, default_part_name,
+                                     /*share_follows_account=*/false, /*set_account=*/true};
+  shareq_job_fields_t fields{&job_desc->account, &job_desc->admin_comment, &job_desc->spank_job_env,
+                             &job_desc->spank_job_env_size};
+  const std::shared_ptr<const shareq_conf_t> conf = current_config();
+  const int rc = shareq_admit(conf.get(), &admission, &fields, err_msg);
+  if (rc != SLURM_SUCCESS) {
+    info("shareq: job_submit: refused a job of uid %u: %s", job_desc->user_id,
+         (err_msg != nullptr && *err_msg != nullptr) ? *err_msg : "(no message)");
+  } else if (job_desc->admin_comment != nullptr) {
+    debug("shareq: job_submit: uid %u: %s", job_desc->user_id, job_desc->admin_comment);
+  }
+  (void)submit_uid;
+  return rc;
+}
+
+// A user must not leave their share through `scontrol update Account= / Partition=`: a change
+// of either is validated as a new submission would be (a new account becomes the share).
+int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  const bool account_changes =
+      job_desc->account != nullptr && xstrcasecmp(job_desc->account, job_ptr->account) != 0;
+  const bool partition_changes =
+      job_desc->partition != nullptr && xstrcmp(job_desc->partition, job_ptr->partition) != 0;
+  if (!account_changes && !partition_changes) {
+    return SLURM_SUCCESS;
+  }
+
+  const shareq_admission_t admission{
+      account_changes ? job_desc->account : job_ptr->account,
+      partition_changes ? job_desc->partition : job_ptr->partition, default_part_name,
+      /*share_follows_account=*/account_changes, /*set_account=*/false};
+  // The job record itself is updated (job write lock held): slurmctld does not let a
+  // non-admin's update carry an AdminComment.
+  shareq_job_fields_t fields{&job_ptr->account, &job_ptr->admin_comment, &job_ptr->spank_job_env,
+                             &job_ptr->spank_job_env_size};
+  char* err_msg = nullptr;
+  const std::shared_ptr<const shareq_conf_t> conf = current_config();
+  const int rc = shareq_admit(conf.get(), &admission, &fields, &err_msg);
+  if (rc != SLURM_SUCCESS) {
+    info("shareq: job_modify: refused update of JobId=%u by uid %u: %s", job_ptr->job_id,
+         submit_uid, err_msg != nullptr ? err_msg : "(no message)");
+  }
+  xfree(err_msg);
+  return rc;
+}
+
+}  // namespace
+
+extern "C" int init(void) {
+  return guarded(
+      SLURM_ERROR,
+      [] {
+        const std::string path = shareq::plugin::shareq_conf_path(
+            slurm_conf.slurm_conf != nullptr ? slurm_conf.slurm_conf : "/etc/slurm/slurm.conf");
+        holder = std::make_unique<ConfigHolder>(
+            path, [](const std::string& line) { error("shareq: %s", line.c_str()); });
+        const bool good = holder->current() != nullptr;
+        info("shareq: job_submit: loaded, configuration %s%s", path.c_str(),
+             good ? "" : " (not usable yet)");
+        return SLURM_SUCCESS;
+      },
+      [](const char* what) { report("init", what); });
+}
+
+extern "C" int fini(void) {
+  return guarded(
+      SLURM_SUCCESS,
+      [] {
+        holder.reset();
+        return SLURM_SUCCESS;
+      },
+      [](const char* what) { report("fini", what); });
+}
+
+extern "C" int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
+  return guarded(
+      SLURM_ERROR, [&] { return submit(job_desc, submit_uid, err_msg); },
+      [](const char* what) { report("submit", what); });
+}
+
+extern "C" int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  return guarded(
+      SLURM_ERROR, [&] { return modify(job_desc, job_ptr, submit_uid); },
+      [](const char* what) { report("modify", what); });
+}

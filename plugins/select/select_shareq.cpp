@@ -1,0 +1,247 @@
+// select/shareq_cons_tres: Slurm's select/cons_tres with shareq's placement hook in front of
+// select_p_job_test. Every other entry point forwards unchanged.
+//
+// Each select_p_* function is first declared with the exact type of its member of
+// slurm_select_ops_t (the table Slurm fills from node_select_syms[]), so a definition whose
+// signature drifts from Slurm's is a compile error ("conflicting declaration of C function").
+#include <type_traits>
+
+#include "boundary.hpp"
+#include "cons_tres.hpp"
+#include "job_test_hook.hpp"
+
+#ifndef SHAREQ_CONS_TRES_PATH
+#error "SHAREQ_CONS_TRES_PATH must name select_cons_tres.so"
+#endif
+
+using shareq::plugin::guarded;
+using shareq::select::cons_tres;
+
+SHAREQ_EXPORT const char plugin_name[] = "shareq select plugin (wraps select/cons_tres)";
+// Contains "cons_tres": slurmctld tests the type string for it (GRES, dynamic nodes).
+SHAREQ_EXPORT const char plugin_type[] = "select/shareq_cons_tres";
+// Unique among select plugins and >= 100 (select_g_init checks); cons_tres is 109.
+SHAREQ_EXPORT const uint32_t plugin_id = 250;
+SHAREQ_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+namespace {
+
+template <typename Member>
+using Fn = std::remove_pointer_t<Member>;
+using Ops = slurm_select_ops_t;
+
+const Ops& ops() { return cons_tres().ops(); }
+
+void report(const char* where, const char* what) { error("shareq: select: %s: %s", where, what); }
+
+}  // namespace
+
+SHAREQ_EXPORT int init(void);
+SHAREQ_EXPORT int fini(void);
+SHAREQ_EXPORT Fn<decltype(Ops::state_save)> select_p_state_save;
+SHAREQ_EXPORT Fn<decltype(Ops::state_restore)> select_p_state_restore;
+SHAREQ_EXPORT Fn<decltype(Ops::job_init)> select_p_job_init;
+SHAREQ_EXPORT Fn<decltype(Ops::node_init)> select_p_node_init;
+SHAREQ_EXPORT Fn<decltype(Ops::job_test)> select_p_job_test;
+SHAREQ_EXPORT Fn<decltype(Ops::job_begin)> select_p_job_begin;
+SHAREQ_EXPORT Fn<decltype(Ops::job_ready)> select_p_job_ready;
+SHAREQ_EXPORT Fn<decltype(Ops::job_expand)> select_p_job_expand;
+SHAREQ_EXPORT Fn<decltype(Ops::job_resized)> select_p_job_resized;
+SHAREQ_EXPORT Fn<decltype(Ops::job_signal)> select_p_job_signal;
+SHAREQ_EXPORT Fn<decltype(Ops::job_fini)> select_p_job_fini;
+SHAREQ_EXPORT Fn<decltype(Ops::job_suspend)> select_p_job_suspend;
+SHAREQ_EXPORT Fn<decltype(Ops::job_resume)> select_p_job_resume;
+SHAREQ_EXPORT Fn<decltype(Ops::step_pick_nodes)> select_p_step_pick_nodes;
+SHAREQ_EXPORT Fn<decltype(Ops::step_start)> select_p_step_start;
+SHAREQ_EXPORT Fn<decltype(Ops::step_finish)> select_p_step_finish;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_pack)> select_p_select_nodeinfo_pack;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_unpack)> select_p_select_nodeinfo_unpack;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_alloc)> select_p_select_nodeinfo_alloc;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_free)> select_p_select_nodeinfo_free;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_set_all)> select_p_select_nodeinfo_set_all;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_set)> select_p_select_nodeinfo_set;
+SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_get)> select_p_select_nodeinfo_get;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_alloc)> select_p_select_jobinfo_alloc;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_free)> select_p_select_jobinfo_free;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_set)> select_p_select_jobinfo_set;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_get)> select_p_select_jobinfo_get;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_copy)> select_p_select_jobinfo_copy;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_pack)> select_p_select_jobinfo_pack;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_unpack)> select_p_select_jobinfo_unpack;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_sprint)> select_p_select_jobinfo_sprint;
+SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_xstrdup)> select_p_select_jobinfo_xstrdup;
+SHAREQ_EXPORT Fn<decltype(Ops::get_info_from_plugin)> select_p_get_info_from_plugin;
+SHAREQ_EXPORT Fn<decltype(Ops::update_node_config)> select_p_update_node_config;
+SHAREQ_EXPORT Fn<decltype(Ops::reconfigure)> select_p_reconfigure;
+SHAREQ_EXPORT Fn<decltype(Ops::resv_test)> select_p_resv_test;
+
+// Called by every process that loads select plugins: slurmctld, slurmd and clients.
+extern "C" int init(void) {
+  return guarded(
+      SLURM_ERROR,
+      [] {
+        const int rc = cons_tres().load(SHAREQ_CONS_TRES_PATH);
+        if (rc != SLURM_SUCCESS) {
+          return rc;
+        }
+        // Clients load every select plugin too: say it loudly in the controller only.
+        if (running_in_slurmctld()) {
+          info("shareq: select: wrapping select/cons_tres");
+        } else {
+          debug("shareq: select: wrapping select/cons_tres");
+        }
+        return rc;
+      },
+      [](const char* what) { report("init", what); });
+}
+
+extern "C" int fini(void) {
+  return guarded(
+      SLURM_ERROR, [] { return cons_tres().unload(); },
+      [](const char* what) { report("fini", what); });
+}
+
+// slurmctld, job write lock and node/partition locks held. The signature is Slurm's.
+// NOLINTBEGIN(readability-non-const-parameter)
+extern "C" int select_p_job_test(job_record_t* job_ptr, bitstr_t* node_bitmap, uint32_t min_nodes,
+                                 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+                                 List preemptee_candidates, List* preemptee_job_list,
+                                 bitstr_t* exc_core_bitmap) {
+  // NOLINTEND(readability-non-const-parameter)
+  const shareq::select::JobTestArgs args{
+      job_ptr, node_bitmap,          min_nodes,          max_nodes,      req_nodes,
+      mode,    preemptee_candidates, preemptee_job_list, exc_core_bitmap};
+  return guarded(
+      SLURM_ERROR, [&] { return shareq::select::job_test(args); },
+      [](const char* what) { report("job_test", what); });
+}
+
+// Everything below forwards unchanged to select/cons_tres.
+
+extern "C" int select_p_state_save(char* dir_name) { return ops().state_save(dir_name); }
+
+extern "C" int select_p_state_restore(char* dir_name) { return ops().state_restore(dir_name); }
+
+extern "C" int select_p_job_init(List job_list) { return ops().job_init(job_list); }
+
+extern "C" int select_p_node_init(void) { return ops().node_init(); }
+
+extern "C" int select_p_job_begin(job_record_t* job_ptr) { return ops().job_begin(job_ptr); }
+
+extern "C" int select_p_job_ready(job_record_t* job_ptr) { return ops().job_ready(job_ptr); }
+
+extern "C" int select_p_job_expand(job_record_t* from_job_ptr, job_record_t* to_job_ptr) {
+  return ops().job_expand(from_job_ptr, to_job_ptr);
+}
+
+extern "C" int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_ptr) {
+  return ops().job_resized(job_ptr, node_ptr);
+}
+
+extern "C" int select_p_job_signal(job_record_t* job_ptr, int signal) {
+  return ops().job_signal(job_ptr, signal);
+}
+
+extern "C" int select_p_job_fini(job_record_t* job_ptr) { return ops().job_fini(job_ptr); }
+
+extern "C" int select_p_job_suspend(job_record_t* job_ptr, bool indf_susp) {
+  return ops().job_suspend(job_ptr, indf_susp);
+}
+
+extern "C" int select_p_job_resume(job_record_t* job_ptr, bool indf_susp) {
+  return ops().job_resume(job_ptr, indf_susp);
+}
+
+extern "C" bitstr_t* select_p_step_pick_nodes(job_record_t* job_ptr, select_jobinfo_t* step_jobinfo,
+                                              uint32_t node_count, bitstr_t** avail_nodes) {
+  return ops().step_pick_nodes(job_ptr, step_jobinfo, node_count, avail_nodes);
+}
+
+extern "C" int select_p_step_start(step_record_t* step_ptr) { return ops().step_start(step_ptr); }
+
+extern "C" int select_p_step_finish(step_record_t* step_ptr, bool killing_step) {
+  return ops().step_finish(step_ptr, killing_step);
+}
+
+extern "C" int select_p_select_nodeinfo_pack(select_nodeinfo_t* nodeinfo, buf_t* buffer,
+                                             uint16_t protocol_version) {
+  return ops().nodeinfo_pack(nodeinfo, buffer, protocol_version);
+}
+
+extern "C" int select_p_select_nodeinfo_unpack(select_nodeinfo_t** nodeinfo, buf_t* buffer,
+                                               uint16_t protocol_version) {
+  return ops().nodeinfo_unpack(nodeinfo, buffer, protocol_version);
+}
+
+extern "C" select_nodeinfo_t* select_p_select_nodeinfo_alloc(void) {
+  return ops().nodeinfo_alloc();
+}
+
+extern "C" int select_p_select_nodeinfo_free(select_nodeinfo_t* nodeinfo) {
+  return ops().nodeinfo_free(nodeinfo);
+}
+
+extern "C" int select_p_select_nodeinfo_set_all(void) { return ops().nodeinfo_set_all(); }
+
+extern "C" int select_p_select_nodeinfo_set(job_record_t* job_ptr) {
+  return ops().nodeinfo_set(job_ptr);
+}
+
+extern "C" int select_p_select_nodeinfo_get(select_nodeinfo_t* nodeinfo,
+                                            enum select_nodedata_type dinfo, enum node_states state,
+                                            void* data) {
+  return ops().nodeinfo_get(nodeinfo, dinfo, state, data);
+}
+
+extern "C" select_jobinfo_t* select_p_select_jobinfo_alloc(void) { return ops().jobinfo_alloc(); }
+
+extern "C" int select_p_select_jobinfo_free(select_jobinfo_t* jobinfo) {
+  return ops().jobinfo_free(jobinfo);
+}
+
+extern "C" int select_p_select_jobinfo_set(select_jobinfo_t* jobinfo,
+                                           enum select_jobdata_type data_type, void* data) {
+  return ops().jobinfo_set(jobinfo, data_type, data);
+}
+
+extern "C" int select_p_select_jobinfo_get(select_jobinfo_t* jobinfo,
+                                           enum select_jobdata_type data_type, void* data) {
+  return ops().jobinfo_get(jobinfo, data_type, data);
+}
+
+extern "C" select_jobinfo_t* select_p_select_jobinfo_copy(select_jobinfo_t* jobinfo) {
+  return ops().jobinfo_copy(jobinfo);
+}
+
+extern "C" int select_p_select_jobinfo_pack(select_jobinfo_t* jobinfo, buf_t* buffer,
+                                            uint16_t protocol_version) {
+  return ops().jobinfo_pack(jobinfo, buffer, protocol_version);
+}
+
+extern "C" int select_p_select_jobinfo_unpack(select_jobinfo_t** jobinfo_pptr, buf_t* buffer,
+                                              uint16_t protocol_version) {
+  return ops().jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
+}
+
+extern "C" char* select_p_select_jobinfo_sprint(select_jobinfo_t* jobinfo, char* buf, size_t size,
+                                                int mode) {
+  return ops().jobinfo_sprint(jobinfo, buf, size, mode);
+}
+
+extern "C" char* select_p_select_jobinfo_xstrdup(select_jobinfo_t* jobinfo, int mode) {
+  return ops().jobinfo_xstrdup(jobinfo, mode);
+}
+
+extern "C" int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
+                                             job_record_t* job_ptr, void* data) {
+  return ops().get_info_from_plugin(dinfo, job_ptr, data);
+}
+
+extern "C" int select_p_update_node_config(int index) { return ops().update_node_config(index); }
+
+extern "C" int select_p_reconfigure(void) { return ops().reconfigure(); }
+
+extern "C" bitstr_t* select_p_resv_test(resv_desc_msg_t* resv_desc_ptr, uint32_t node_cnt,
+                                        bitstr_t* avail_bitmap, bitstr_t** core_bitmap) {
+  return ops().resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
+}

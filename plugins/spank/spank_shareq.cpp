@@ -1,0 +1,77 @@
+// spank_shareq.so: the dispatch. Each callback only switches on spank_context() and calls the
+// side that owns that context; every callback is safe to call twice and never throws.
+//   local (srun), allocator (sbatch, salloc): options, client-side checks, forwarding.
+//   remote (slurmstepd): options registered so Slurm can replay them; nothing else yet (the
+//     node-local image cache is a later issue).
+//   slurmd, job script (prolog/epilog): nothing.
+#include "boundary.hpp"
+#include "client.hpp"
+#include "spank_api.hpp"
+
+// SPANK_PLUGIN(shareq, 1), spelled out: its const definitions would have internal linkage in C++.
+SHAREQ_EXPORT const char plugin_name[] = "shareq";  // == SHAREQ_SPANK_PLUGIN_NAME
+SHAREQ_EXPORT const char plugin_type[] = "spank";
+SHAREQ_EXPORT const unsigned int plugin_version = SLURM_VERSION_NUMBER;
+SHAREQ_EXPORT const unsigned int spank_plugin_version = 1;
+
+// spank.h declares these; redeclared to give them default visibility (-fvisibility=hidden).
+// NOLINTBEGIN(readability-redundant-declaration)
+SHAREQ_EXPORT int slurm_spank_init(spank_t sp, int ac, char** av);
+SHAREQ_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);
+SHAREQ_EXPORT int slurm_spank_exit(spank_t sp, int ac, char** av);
+// NOLINTEND(readability-redundant-declaration)
+
+namespace {
+
+using shareq::plugin::guarded;
+
+void report(const char* where, const char* what) { slurm_error("shareq: %s: %s", where, what); }
+
+}  // namespace
+
+extern "C" int slurm_spank_init(spank_t sp, int /*ac*/, char** /*av*/) {
+  return guarded(
+      -1,
+      [&] {
+        switch (spank_context()) {
+          case S_CTX_LOCAL:
+          case S_CTX_ALLOCATOR:
+          case S_CTX_REMOTE:
+            return shareq::spank_plugin::register_options(sp) == ESPANK_SUCCESS ? 0 : -1;
+          default:
+            return 0;
+        }
+      },
+      [](const char* what) { report("init", what); });
+}
+
+extern "C" int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
+  return guarded(
+      -1,
+      [&] {
+        switch (spank_context()) {
+          case S_CTX_LOCAL:
+          case S_CTX_ALLOCATOR:
+            return shareq::spank_plugin::forward_flags(sp);
+          default:
+            return 0;
+        }
+      },
+      [](const char* what) { report("init_post_opt", what); });
+}
+
+extern "C" int slurm_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {
+  return guarded(
+      0,
+      [] {
+        switch (spank_context()) {
+          case S_CTX_LOCAL:
+          case S_CTX_ALLOCATOR:
+            shareq::spank_plugin::clear_flags();
+            return 0;
+          default:
+            return 0;
+        }
+      },
+      [](const char* what) { report("exit", what); });
+}

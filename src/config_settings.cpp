@@ -1,0 +1,167 @@
+#include "config_settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "text.hpp"
+#include "units.hpp"
+
+namespace shareq::settings {
+namespace {
+
+using Message = std::optional<std::string>;
+
+template <typename T>
+Message store(const Result<T>& parsed, T& field) {
+  if (!parsed) {
+    return parsed.error().message;
+  }
+  field = parsed.value();
+  return std::nullopt;
+}
+
+Message apply_default_priority(Config& config, std::string_view value) {
+  const text::Number number = text::parse_decimal(value, 99);
+  if (number.status != text::NumberStatus::Ok) {
+    return text::number_message(value, number, "0..99");
+  }
+  config.default_priority = static_cast<int>(number.value);
+  return std::nullopt;
+}
+
+Message apply_warm_pool_mode(Config& config, std::string_view value) {
+  if (text::iequals(value, "prefer")) {
+    config.warm_pool_mode = WarmPoolMode::Prefer;
+  } else if (text::iequals(value, "reserve")) {
+    config.warm_pool_mode = WarmPoolMode::Reserve;
+  } else {
+    return text::quote(value) + " is not a mode; allowed: prefer, reserve";
+  }
+  return std::nullopt;
+}
+
+constexpr std::array<std::pair<std::string_view, MatchField>, 5> kMatchFields = {{
+    {"image", MatchField::Image},
+    {"account", MatchField::Account},
+    {"user", MatchField::User},
+    {"partition", MatchField::Partition},
+    {"nodes", MatchField::Nodes},
+}};
+constexpr std::string_view kMatchAllowed =
+    "allowed: a comma-separated list of image, account, user, partition, nodes, each once";
+
+Message apply_warm_pool_match(Config& config, std::string_view value) {
+  std::vector<MatchField> fields;
+  for (std::string_view piece : text::split(value, ',')) {
+    const auto* found = std::find_if(kMatchFields.begin(), kMatchFields.end(),
+                                     [&](const auto& f) { return text::iequals(f.first, piece); });
+    if (found == kMatchFields.end()) {
+      return (piece.empty() ? std::string("empty field") : text::quote(piece) + " is not a field") +
+             "; " + std::string(kMatchAllowed);
+    }
+    if (std::find(fields.begin(), fields.end(), found->second) != fields.end()) {
+      return std::string(found->first) + " is listed twice; " + std::string(kMatchAllowed);
+    }
+    fields.push_back(found->second);
+  }
+  config.warm_pool_match = std::move(fields);
+  return std::nullopt;
+}
+
+std::string format_match(const Config& config) {
+  std::vector<std::string> names;
+  for (MatchField field : config.warm_pool_match) {
+    for (const auto& [name, f] : kMatchFields) {
+      if (f == field) {
+        names.emplace_back(name);
+      }
+    }
+  }
+  return text::join(names, ",");
+}
+
+bool has_whitespace(std::string_view value) {
+  return value.find_first_of(" \t\r\n\v\f") != std::string_view::npos;
+}
+
+Message apply_image_store(Config& config, std::string_view value) {
+  const bool url = (value.starts_with("http://") && value.size() > 7) ||
+                   (value.starts_with("https://") && value.size() > 8);
+  if ((!value.starts_with('/') && !url) || has_whitespace(value)) {
+    return text::quote(value) +
+           " is not an image store; allowed: an absolute directory (/...) or an http:// or "
+           "https:// URL";
+  }
+  config.image_store = std::string(value);
+  return std::nullopt;
+}
+
+Message apply_image_cache_dir(Config& config, std::string_view value) {
+  if (!value.starts_with('/') || has_whitespace(value)) {
+    return text::quote(value) + " is not an absolute path; allowed: a directory starting with /";
+  }
+  config.image_cache_dir = std::string(value);
+  return std::nullopt;
+}
+
+constexpr std::array<GlobalSetting, 11> kSettings = {{
+    {"DefaultPriority", "0..99", apply_default_priority,
+     [](const Config& c) { return std::to_string(c.default_priority); }},
+    {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_bool(v), c.in_share_preemption);
+     },
+     [](const Config& c) { return std::string(c.in_share_preemption ? "yes" : "no"); }},
+    {"ReclaimMinRuntime", "a non-negative integer number of seconds",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_seconds(v), c.reclaim_min_runtime_s);
+     },
+     [](const Config& c) { return std::to_string(c.reclaim_min_runtime_s); }},
+    {"PreemptGraceTime", "a non-negative integer number of seconds",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_seconds(v), c.preempt_grace_time_s);
+     },
+     [](const Config& c) { return std::to_string(c.preempt_grace_time_s); }},
+    {"MaxKeepAlive", "a non-negative number of seconds, optionally with suffix s, m, h or d",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_duration(v), c.max_keep_alive_s);
+     },
+     [](const Config& c) { return units::format_duration(c.max_keep_alive_s); }},
+    {"MaxWarmPoolLifetime", "a non-negative number of seconds, optionally with suffix s, m, h or d",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_duration(v), c.max_warm_pool_lifetime_s);
+     },
+     [](const Config& c) { return units::format_duration(c.max_warm_pool_lifetime_s); }},
+    {"WarmPoolMode", "prefer, reserve", apply_warm_pool_mode,
+     [](const Config& c) {
+       return std::string(c.warm_pool_mode == WarmPoolMode::Reserve ? "reserve" : "prefer");
+     }},
+    {"WarmPoolMatch", "a comma-separated list of image, account, user, partition, nodes, each once",
+     apply_warm_pool_match, format_match},
+    {"ImageStore", "an absolute directory (/...) or an http:// or https:// URL", apply_image_store,
+     [](const Config& c) { return c.image_store; }},
+    {"ImageCacheDir", "a directory starting with /", apply_image_cache_dir,
+     [](const Config& c) { return c.image_cache_dir; }},
+    {"ImageCacheSize",
+     "a non-negative number of bytes, optionally with suffix K, M, G or T (powers of 1024)",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_size(v), c.image_cache_size_bytes);
+     },
+     [](const Config& c) { return units::format_size(c.image_cache_size_bytes); }},
+}};
+
+}  // namespace
+
+std::span<const GlobalSetting> global_settings() { return kSettings; }
+
+const GlobalSetting* find_global_setting(std::string_view key) {
+  for (const GlobalSetting& setting : kSettings) {
+    if (text::iequals(setting.name, key)) {
+      return &setting;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace shareq::settings

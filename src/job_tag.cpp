@@ -1,0 +1,91 @@
+// The job tag: a Submission as one line on the job record, and back.
+//   "shareq:share=NAME,priority=N,keep_alive=S[,image=REF]"
+// Fields in that order, comma-separated, with no space so that the tag stays one word in
+// `scontrol -o show job` and sacct's parsable output; every value canonical (lower-case share, no leading
+// zeros, lower-case digest), so decode_submission(s) succeeds exactly on encode_submission's
+// output and encode(decode(s)) == s.
+#include <limits>
+
+#include "submission.hpp"
+#include "text.hpp"
+
+namespace shareq {
+namespace {
+
+constexpr std::string_view kTagField = "tag";
+constexpr std::string_view kTagPrefix = "shareq:";
+constexpr std::string_view kTagForm =
+    "expected \"shareq:share=NAME,priority=N,keep_alive=SECONDS[,image=REF]\"";
+
+Error tag_error(std::string_view tag, std::string_view problem) {
+  return Error{std::string(kTagField), text::quote(tag) + " is not a shareq job tag: " +
+                                           std::string(problem) + "; " + std::string(kTagForm)};
+}
+
+// The value of "key=value", or nullopt when `word` does not start with "key=".
+std::optional<std::string_view> value_of(std::string_view word, std::string_view key) {
+  if (word.size() <= key.size() || !word.starts_with(key) || word[key.size()] != '=') {
+    return std::nullopt;
+  }
+  return word.substr(key.size() + 1);
+}
+
+}  // namespace
+
+std::string encode_submission(const Submission& submission) {
+  std::string tag = std::string(kTagPrefix) + "share=" + submission.share +
+                    ",priority=" + std::to_string(submission.priority) +
+                    ",keep_alive=" + std::to_string(submission.keep_alive_s);
+  if (submission.image) {
+    tag += ",image=" + submission.image->to_string();
+  }
+  return tag;
+}
+
+Result<Submission> decode_submission(std::string_view text) {
+  if (!text.starts_with(kTagPrefix)) {
+    return tag_error(text, "wrong shape");
+  }
+  std::vector<std::string_view> words = text::split(text.substr(kTagPrefix.size()), ',');
+  words.insert(words.begin(), kTagPrefix);
+  if (words.size() < 4 || words.size() > 5) {
+    return tag_error(text, "wrong shape");
+  }
+  Submission submission;
+  const auto share =
+      words[1] == "share=" ? std::optional<std::string_view>("") : value_of(words[1], "share");
+  if (!share) {
+    return tag_error(text, "no share=");
+  }
+  if (!share->empty()) {
+    Result<std::string> name = parse_share_name(*share);
+    if (!name || name.value() != *share) {
+      return tag_error(text, "bad share");
+    }
+    submission.share = name.value();
+  }
+  const auto priority = value_of(words[2], "priority");
+  Result<int> parsed_priority = parse_share_priority(priority.value_or(""));
+  if (!parsed_priority || std::to_string(parsed_priority.value()) != *priority) {
+    return tag_error(text, "bad priority");
+  }
+  submission.priority = parsed_priority.value();
+  const auto keep_alive = value_of(words[3], "keep_alive");
+  Result<int64_t> parsed_keep_alive =
+      parse_keep_alive(keep_alive.value_or(""), std::numeric_limits<int64_t>::max());
+  if (!parsed_keep_alive || std::to_string(parsed_keep_alive.value()) != *keep_alive) {
+    return tag_error(text, "bad keep_alive");
+  }
+  submission.keep_alive_s = parsed_keep_alive.value();
+  if (words.size() == 5) {
+    const auto image = value_of(words[4], "image");
+    Result<ImageRef> parsed_image = parse_image_ref(image.value_or(""));
+    if (!parsed_image || parsed_image.value().to_string() != *image) {
+      return tag_error(text, "bad image");
+    }
+    submission.image = parsed_image.value();
+  }
+  return submission;
+}
+
+}  // namespace shareq

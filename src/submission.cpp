@@ -1,0 +1,120 @@
+// validate_submission: a job's flags checked against shareq.conf, as job_submit/shareq does.
+#include "submission.hpp"
+#include "text.hpp"
+
+namespace shareq {
+namespace {
+
+Error share_error(std::string message) {
+  return Error{std::string(kShareFlag), std::move(message)};
+}
+
+std::string list_or_none(const std::vector<std::string>& names) {
+  return names.empty() ? std::string("none") : text::join(names);
+}
+
+std::vector<std::string> governed_partitions(const Config& config) {
+  std::vector<std::string> partitions;
+  for (const Family& family : config.families) {
+    partitions.insert(partitions.end(), family.partitions.begin(), family.partitions.end());
+  }
+  return partitions;
+}
+
+// The job's share name, lower-case: --share, else the account.
+Result<std::string> choose_share(const Config& config, const SubmitFlags& flags,
+                                 const JobContext& job) {
+  if (!flags.share && job.account.empty()) {
+    return share_error("the job has no --share and no account; shares: " +
+                       list_or_none(config.share_names()));
+  }
+  Result<std::string> name =
+      flags.share ? parse_share_name(*flags.share) : Result<std::string>(to_lower(job.account));
+  if (!name) {
+    return name;
+  }
+  if (!config.has_share(name.value())) {
+    const std::string source = flags.share ? "" : " (the job's account; use --share to choose)";
+    return share_error("no share " + text::quote(name.value()) + " in shareq.conf" + source +
+                       "; shares: " + list_or_none(config.share_names()));
+  }
+  return name;
+}
+
+// Checks that `share` has a quota in the family of each governed partition of the job.
+std::optional<Error> check_quotas(const Config& config, const std::string& share,
+                                  const JobContext& job) {
+  for (const std::string& partition : job.partitions) {
+    const Family* family = config.family_of_partition(partition);
+    if (family == nullptr || config.find_quota(share, family->name) != nullptr) {
+      continue;
+    }
+    return share_error("share " + text::quote(share) + " has no quota in family " + family->name +
+                       " (partition " + partition + "); shares in " + family->name + ": " +
+                       list_or_none(config.share_names_in(family->name)));
+  }
+  return std::nullopt;
+}
+
+// The share for the job, "" when shareq governs none of its partitions.
+Result<std::string> resolve_share(const Config& config, const SubmitFlags& flags,
+                                  const JobContext& job) {
+  bool governed = false;
+  for (const std::string& partition : job.partitions) {
+    governed = governed || config.family_of_partition(partition) != nullptr;
+  }
+  if (!governed) {
+    if (!flags.share) {
+      return std::string();
+    }
+    return share_error("shareq governs none of the job's partitions (" +
+                       list_or_none(job.partitions) +
+                       "), so --share means nothing there; partitions with shares: " +
+                       list_or_none(governed_partitions(config)));
+  }
+  Result<std::string> share = choose_share(config, flags, job);
+  if (!share) {
+    return share;
+  }
+  if (auto error = check_quotas(config, share.value(), job)) {
+    return *error;
+  }
+  return share;
+}
+
+}  // namespace
+
+Result<Submission> validate_submission(const Config& config, const SubmitFlags& flags,
+                                       const JobContext& job) {
+  Submission submission;
+  Result<std::string> share = resolve_share(config, flags, job);
+  if (!share) {
+    return share.error();
+  }
+  submission.share = share.value();
+  submission.priority = config.default_priority;
+  if (flags.share_priority) {
+    Result<int> priority = parse_share_priority(*flags.share_priority);
+    if (!priority) {
+      return priority.error();
+    }
+    submission.priority = priority.value();
+  }
+  if (flags.image) {
+    Result<ImageRef> image = parse_image_ref(*flags.image);
+    if (!image) {
+      return image.error();
+    }
+    submission.image = image.value();
+  }
+  if (flags.keep_alive) {
+    Result<int64_t> keep_alive = parse_keep_alive(*flags.keep_alive, config.max_keep_alive_s);
+    if (!keep_alive) {
+      return keep_alive.error();
+    }
+    submission.keep_alive_s = keep_alive.value();
+  }
+  return submission;
+}
+
+}  // namespace shareq

@@ -1,0 +1,41 @@
+// Values of shareq.conf settings: amounts, limits, durations, sizes, booleans (internal header).
+// Each parser returns the value or an Error whose message says what is allowed; the caller fills
+// in Error::field with the key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "config.hpp"
+#include "result.hpp"
+
+namespace shareq::units {
+
+// An amount of a resource: "node=N" or "gres/gpu=N" (unit name case-insensitive), N >= 0.
+struct Amount {
+  Unit unit = Unit::Node;
+  int64_t value = 0;
+};
+Result<Amount> parse_amount(std::string_view text);
+
+// A borrow or lend limit in a family counted in `unit`: UNLIMITED (any case), P% with P in
+// 0..100, or an amount in `unit`.
+Result<Limit> parse_limit(std::string_view text, Unit unit);
+
+// A plain non-negative integer number of seconds.
+Result<int64_t> parse_seconds(std::string_view text);
+// Seconds with an optional s, m, h or d suffix ("28d").
+Result<int64_t> parse_duration(std::string_view text);
+// Bytes with an optional K, M, G or T suffix, powers of 1024 ("200G").
+Result<int64_t> parse_size(std::string_view text);
+// yes/no, true/false, 1/0, on/off, any case.
+Result<bool> parse_bool(std::string_view text);
+
+// The canonical spellings, which the parsers above read back to the same value.
+std::string format_amount(Unit unit, int64_t value);      // "node=4"
+std::string format_limit(const Limit& limit, Unit unit);  // "UNLIMITED", "50%", "node=2"
+std::string format_duration(int64_t seconds);             // "28d", "90m", "61"
+std::string format_size(int64_t bytes);                   // "200G", "1536K", "1000"
+
+}  // namespace shareq::units

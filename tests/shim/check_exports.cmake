@@ -1,0 +1,25 @@
+# Compares a plugin's dynamic symbols with the expected list:
+#   every defined symbol (nm -D --defined-only) must be listed in EXPECTED (one per line), and
+#   no undefined symbol may be a C++ symbol of shareq's own (_ZN6shareq...).
+# Usage: cmake -DPLUGIN=path.so -DEXPECTED=list.txt -P check_exports.cmake
+execute_process(COMMAND nm -D --defined-only ${PLUGIN} OUTPUT_VARIABLE defined RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nm failed on ${PLUGIN}")
+endif()
+file(STRINGS ${EXPECTED} expected)
+string(REPLACE "\n" ";" lines "${defined}")
+set(actual "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^[0-9a-f]+ [A-Za-z] (.+)$")
+    list(APPEND actual ${CMAKE_MATCH_1})
+  endif()
+endforeach()
+list(SORT actual)
+list(SORT expected)
+if(NOT actual STREQUAL expected)
+  message(FATAL_ERROR "${PLUGIN} exports\n  ${actual}\nexpected\n  ${expected}")
+endif()
+execute_process(COMMAND nm -D --undefined-only ${PLUGIN} OUTPUT_VARIABLE undefined)
+if(undefined MATCHES "_ZN6shareq")
+  message(FATAL_ERROR "${PLUGIN} leaves shareq symbols unresolved:\n${undefined}")
+endif()

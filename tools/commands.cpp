@@ -1,0 +1,60 @@
+#include "commands.hpp"
+
+#include <array>
+#include <ostream>
+
+#include "text.hpp"
+
+namespace shareq::tool {
+namespace {
+
+constexpr std::array<Command, 2> kCommands = {{
+    {"check-config", "[FILE]",
+     "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
+     "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf)",
+     run_check_config},
+    {"version", "", "print the version of shareq", run_version},
+}};
+
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+std::string usage() {
+  std::string text = "usage: shareq COMMAND [ARGS]\n\ncommands:\n";
+  for (const Command& command : kCommands) {
+    std::string line = "  " + std::string(command.name);
+    if (!command.synopsis.empty()) {
+      line += " " + std::string(command.synopsis);
+    }
+    text += line + "\n      " + std::string(command.summary) + "\n";
+  }
+  text += "  help\n      print this text\n";
+  return text;
+}
+
+int run_shareq(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) {
+    for (const Command& command : kCommands) {
+      if (args[0] == command.name) {
+        return command.run(args.subspan(1), out, err);
+      }
+    }
+    if (args[0] != "help" && args[0] != "--help" && args[0] != "-h") {
+      err << "shareq: unknown command " << text::quote(args[0]) << "\n";
+    }
+  }
+  err << usage();
+  return kExitUsage;
+}
+
+int run_version(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) {
+    err << "shareq: version takes no arguments\nusage: shareq version\n";
+    return kExitUsage;
+  }
+  out << "shareq " << SHAREQ_VERSION << "\n";
+  return kExitOk;
+}
+
+}  // namespace shareq::tool
