@@ -2,14 +2,15 @@
 # Runs every shareq test on a Debian 12 machine, installing what it needs:
 #   1. unit and shim tests (GoogleTest, CMocka) in the main build;
 #   2. the same unit tests, and the fuzzers for a bounded number of runs, under ASan/UBSan (clang);
-#   3. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd).
+#   3. the Debian package builds and holds the plugins, the tool and the man pages;
+#   4. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd).
 # Needs root (apt-get, daemons, test users). Environment:
-#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize cluster")
+#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize package cluster")
 #   SHAREQ_CLUSTER_RUNS  how many times to run the cluster tests in a row (default 1)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-stages=${SHAREQ_TEST_STAGES:-unit sanitize cluster}
+stages=${SHAREQ_TEST_STAGES:-unit sanitize package cluster}
 runs=${SHAREQ_CLUSTER_RUNS:-1}
 jobs=$(nproc)
 
@@ -36,6 +37,19 @@ if [[ " $stages " == *" sanitize "* ]]; then
   cmake --build build-sanitize -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+fi
+
+if [[ " $stages " == *" package "* ]]; then
+  step "Debian package (build/deb/)"
+  mkdir -p build && packaging/build-deb.sh >build/deb.log 2>&1 || { tail -40 build/deb.log; exit 1; }
+  contents=$(dpkg-deb -c build/deb/shareq_*_amd64.deb)
+  for f in usr/bin/shareq usr/share/man/man5/shareq.conf.5.gz \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/select_shareq_cons_tres.so \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_shareq.so \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/spank_shareq.so; do
+    grep -q "\./$f\$" <<<"$contents" || { echo "package lacks $f"; exit 1; }
+  done
+  echo "package: $(ls build/deb/shareq_*_amd64.deb) holds the plugins, the tool and the man pages"
 fi
 
 if [[ " $stages " == *" cluster "* ]]; then
