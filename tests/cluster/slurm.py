@@ -118,6 +118,33 @@ class Cluster:
                    lambda: self.run(["squeue", "-h", "-o", "%i"]).stdout.strip() == "",
                    timeout=DEFAULT_TIMEOUT)
 
+    # ---- shareq ---------------------------------------------------------------------------
+    CONFIG_LOADED = "shareq: loaded "
+    CONFIG_KEPT = "keeping the previous good configuration"
+
+    def _log_count(self, needle):
+        return (self.dir / "log" / "slurmctld.log").read_text(errors="replace").count(needle)
+
+    def install_shareq_conf(self, text, expect_good=True):
+        """Writes shareq.conf, runs `scontrol reconfigure`, waits until slurmctld has read it."""
+        needle = self.CONFIG_LOADED if expect_good else self.CONFIG_KEPT
+        before = self._log_count(needle)
+        path = self.dir / "etc" / "shareq.conf"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.replace(path)  # a new inode: the change is seen even within one second
+        self.scontrol("reconfigure")
+        wait_until(f"slurmctld to log {needle!r}", lambda: self._log_count(needle) > before)
+
+    def share_raw_usage(self, share):
+        out = self.run(["sshare", "-n", "-P", "-A", share, "-o", "Account,User,RawUsage"])
+        assert out.returncode == 0, out.stderr
+        for line in out.stdout.splitlines():
+            account, user, raw = line.strip().split("|")
+            if account.strip() == share and not user:
+                return int(raw)
+        raise AssertionError(f"sshare has no row for {share}: {out.stdout}")
+
     def restart_slurmctld(self):
         out = subprocess.run([str(self.script), "restart-slurmctld"], env=self.env,
                              capture_output=True, text=True, timeout=120)

@@ -148,5 +148,7 @@ create_accounts() {
     Description=shareq-share Organization=shareq >/dev/null
   sacctmgr -i add user alice Account=prodexp1,prodexp2 DefaultAccount=prodexp1 >/dev/null
   sacctmgr -i add user bob Account=prodexp2,research DefaultAccount=prodexp2 >/dev/null
+  # root may submit to every share (benchmarks submit thousands of jobs as root).
+  sacctmgr -i add user root Account=prodexp1,prodexp2,research >/dev/null
   sacctmgr -i modify user alice,bob,root set QOS=normal,low,high >/dev/null
 }

@@ -1,0 +1,38 @@
+// The jobs the policy decides about, as plain values (the Slurm shims fill them from job records).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "policy/policy.hpp"
+
+namespace shareq::policy {
+
+// A job holding resources in a family. `amount` is in the family's unit (nodes or GPUs).
+struct RunningJob {
+  JobId id = 0;
+  ShareId share = 0;
+  FamilyId family = 0;
+  int64_t amount = 0;
+  int priority = 0;     // --share-priority, 0..99
+  Time start_time = 0;  // when it last started (after a requeue: the new start)
+  bool operator==(const RunningJob&) const = default;
+};
+
+// What a pending job asks of one family it may run in.
+struct FamilyRequest {
+  FamilyId family = 0;
+  int64_t amount = 0;
+  bool operator==(const FamilyRequest&) const = default;
+};
+
+struct PendingJob {
+  JobId id = 0;
+  ShareId share = 0;
+  int priority = 0;
+  Time submit_time = 0;
+  std::vector<FamilyRequest> requests;  // the job's partitions in the user's order, in families
+  bool operator==(const PendingJob&) const = default;
+};
+
+}  // namespace shareq::policy

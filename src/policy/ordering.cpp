@@ -1,0 +1,139 @@
+// prioritize: share ranks once per call, then each job from its best family.
+#include "policy/ordering.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "policy/quota_math.hpp"
+
+namespace shareq::policy {
+
+namespace {
+
+struct Pair {
+  size_t index;  // share * family_count + family
+  int64_t usage;
+  int64_t quota;
+  double decayed;
+};
+
+// usage/quota, exactly; a quota of 0 counts as fully used (1).
+bool less_used(const Pair& a, const Pair& b) {
+  const auto num = [](const Pair& p) -> __int128 { return p.quota == 0 ? 1 : p.usage; };
+  const auto den = [](const Pair& p) -> __int128 { return p.quota == 0 ? 1 : p.quota; };
+  return num(a) * den(b) < num(b) * den(a);
+}
+
+// Decayed usage relative to quota; quota 0 after every share with a quota, by decayed usage.
+bool less_decayed(const Pair& a, const Pair& b) {
+  if ((a.quota == 0) != (b.quota == 0)) return a.quota != 0;
+  if (a.quota == 0) return a.decayed < b.decayed;
+  return a.decayed / static_cast<double>(a.quota) < b.decayed / static_cast<double>(b.quota);
+}
+
+// Dense ranks, the best pair (first after sorting by `less`) highest.
+template <typename Less>
+void assign_ranks(std::vector<Pair>& pairs, Less less, std::vector<uint32_t>& out) {
+  std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
+    return less(a, b) || (!less(b, a) && a.index < b.index);
+  });
+  size_t distinct = 0;
+  std::vector<size_t> dense(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (i == 0 || less(pairs[i - 1], pairs[i])) ++distinct;
+    dense[i] = distinct;
+  }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const size_t rank = distinct + 1 - dense[i];
+    out[pairs[i].index] = static_cast<uint32_t>(std::min<size_t>(rank, kMaxShareRank));
+  }
+}
+
+double decayed_at(const DecayedUsage& usage, size_t index, size_t expected_size) {
+  if (usage.size() != expected_size) return 0;
+  const double value = usage[index];
+  return std::isfinite(value) && value > 0 ? value : 0;
+}
+
+std::vector<Pair> ranked_pairs(const Ledger& ledger, const DecayedUsage& usage) {
+  const Policy& policy = ledger.policy();
+  const size_t families = policy.family_count();
+  const size_t size = policy.share_count() * families;
+  std::vector<Pair> pairs;
+  for (size_t s = 0; s < policy.share_count(); ++s) {
+    for (size_t f = 0; f < families; ++f) {
+      const auto share = static_cast<ShareId>(s);
+      const auto family = static_cast<FamilyId>(f);
+      const QuotaRule* rule = policy.rule(share, family);
+      if (rule == nullptr) continue;
+      const size_t index = s * families + f;
+      pairs.push_back(
+          {index, ledger.usage(share, family), rule->quota, decayed_at(usage, index, size)});
+    }
+  }
+  return pairs;
+}
+
+struct Standing {
+  bool within = false;
+  uint32_t rank = 0;
+  bool operator>(const Standing& o) const { return within != o.within ? within : rank > o.rank; }
+};
+
+PriorityFactors pack(const Standing& best, int priority) {
+  PriorityFactors factors;
+  factors.within_quota = best.within;
+  factors.tier = best.within ? kWithinQuotaTier : 0;
+  factors.share_rank = best.rank;
+  factors.job_priority = static_cast<uint32_t>(std::clamp(priority, 0, 99));
+  factors.priority =
+      factors.tier + factors.share_rank * kShareRankWeight + factors.job_priority + 1;
+  return factors;
+}
+
+}  // namespace
+
+ShareRanks rank_shares(const Ledger& ledger, const DecayedUsage& usage) {
+  const Policy& policy = ledger.policy();
+  ShareRanks ranks;
+  ranks.family_count = policy.family_count();
+  ranks.within.assign(policy.share_count() * policy.family_count(), 0);
+  ranks.borrow.assign(ranks.within.size(), 0);
+  std::vector<Pair> pairs = ranked_pairs(ledger, usage);
+  assign_ranks(pairs, less_used, ranks.within);
+  assign_ranks(pairs, less_decayed, ranks.borrow);
+  return ranks;
+}
+
+PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job) {
+  const Policy& policy = ledger.policy();
+  Standing best;
+  for (const FamilyRequest& request : job.requests) {
+    const QuotaRule* rule = policy.rule(job.share, request.family);
+    const int64_t amount = std::max<int64_t>(request.amount, 0);
+    if (rule == nullptr || amount > ledger.capacity(request.family)) continue;
+    const size_t index = job.share * ranks.family_count + request.family;
+    if (index >= ranks.within.size()) continue;
+    Standing here;
+    here.within = math::add(ledger.usage(job.share, request.family), amount) <= rule->quota;
+    here.rank = here.within ? ranks.within[index] : ranks.borrow[index];
+    if (here > best) best = here;
+  }
+  return pack(best, job.priority);
+}
+
+std::vector<PriorityFactors> prioritize(const Ledger& ledger, const DecayedUsage& usage,
+                                        std::span<const PendingJob> pending) {
+  const ShareRanks ranks = rank_shares(ledger, usage);
+  std::vector<PriorityFactors> out;
+  out.reserve(pending.size());
+  for (const PendingJob& job : pending) out.push_back(prioritize(ranks, ledger, job));
+  return out;
+}
+
+PriorityFactors prioritize_one(const Ledger& ledger, const DecayedUsage& usage,
+                               const PendingJob& job) {
+  return prioritize(rank_shares(ledger, usage), ledger, job);
+}
+
+}  // namespace shareq::policy

@@ -1,0 +1,73 @@
+// The order of pending jobs, as Slurm priorities (higher runs first).
+//
+// Criteria, in order:
+//  1. jobs within their share's quota (in their best family) before jobs that would borrow;
+//  2. among within-quota jobs, the share furthest below its quota first (smallest usage/quota,
+//     usage as held now, without the job; a quota of 0 counts as fully used);
+//     among borrowers, the share with the least decayed usage relative to its quota first
+//     (decayed usage / quota, i.e. seconds at its full quota; shares with a quota of 0 after all
+//     others, by decayed usage);
+//  3. inside a share, higher --share-priority first;
+//  4. then older first (Slurm breaks equal priorities by job id, i.e. submission order).
+//
+// A job's best family is the one of its requests that ranks it highest by 1 and 2; ties go to the
+// first in the user's order. Requests for a family where the share has no quota, or larger than
+// the family's capacity, are skipped; a job with no usable request gets tier 0 and share rank 0.
+//
+// Packing into Slurm's 32-bit priority (never 0, which Slurm reads as held):
+//   priority = tier + share_rank * 128 + job_priority + 1
+//   tier         = 2^30 when within quota, else 0
+//   share_rank   = 1..2^23-1, dense (equal standing, equal rank), higher first; 0 = unranked
+//   job_priority = --share-priority clamped to 0..99
+// Ranks are per (share, family) pair and computed once per call: O(pairs log pairs); then each
+// job costs O(its requests).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "policy/jobs.hpp"
+#include "policy/ledger.hpp"
+
+namespace shareq::policy {
+
+// Decayed usage per (share, family), in the family's unit times seconds; index
+// [share * family_count + family]. Empty means no history (all zero); so does a vector of any
+// other size (e.g. kept from an older configuration).
+using DecayedUsage = std::vector<double>;
+
+// The factors behind one job's priority, for sprio.
+struct PriorityFactors {
+  uint32_t priority = 0;  // what Slurm sees (formula above); always >= 1
+  bool within_quota = false;
+  uint32_t tier = 0;          // the within-quota bit's weight in `priority` (0 when borrowing)
+  uint32_t share_rank = 0;    // the share's standing (criterion 2) as a number, higher first
+  uint32_t job_priority = 0;  // --share-priority's part (0..99)
+};
+
+inline constexpr uint32_t kWithinQuotaTier = uint32_t{1} << 30;
+inline constexpr uint32_t kShareRankWeight = 128;
+inline constexpr uint32_t kMaxShareRank = (uint32_t{1} << 23) - 1;
+
+// Every (share, family) pair's standing, for both tiers; computed once, used for many jobs.
+struct ShareRanks {
+  size_t family_count = 0;
+  std::vector<uint32_t> within;  // [share * family_count + family]; 0 where the share has no quota
+  std::vector<uint32_t> borrow;  // the same for borrowers
+};
+
+ShareRanks rank_shares(const Ledger& ledger, const DecayedUsage& usage);
+
+// One job's priority from precomputed ranks (the ledger must be the one they came from).
+PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job);
+
+// Priorities for `pending` (same order as the input). Deterministic; O(n log shares).
+std::vector<PriorityFactors> prioritize(const Ledger& ledger, const DecayedUsage& usage,
+                                        std::span<const PendingJob> pending);
+
+// The same for one job (as priority_p_set needs at submission).
+PriorityFactors prioritize_one(const Ledger& ledger, const DecayedUsage& usage,
+                               const PendingJob& job);
+
+}  // namespace shareq::policy

@@ -1,0 +1,124 @@
+// pick_victims and may_preempt: reclaim and in-share preemption (rules in victims.hpp).
+#include "policy/victims.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "policy/quota_math.hpp"
+#include "policy/reclaim_order.hpp"
+
+namespace shareq::policy {
+
+namespace {
+
+using Jobs = std::vector<const RunningJob*>;
+
+// The shortest prefix of the order (`next` yields it, nullptr at the end) that frees `need`;
+// then, from its last victim back to its first, every victim dropped whose removal still leaves
+// enough. nullopt when the whole order is not enough.
+template <typename Next>
+std::optional<Jobs> enough(Next next, int64_t need) {
+  Jobs prefix;
+  int64_t freed = 0;
+  while (freed < need) {
+    const RunningJob* job = next();
+    if (job == nullptr) return std::nullopt;
+    prefix.push_back(job);
+    freed = math::add(freed, job->amount);
+  }
+  Jobs kept;
+  for (size_t i = prefix.size(); i-- > 0;) {
+    if (freed - prefix[i]->amount >= need) {
+      freed -= prefix[i]->amount;
+    } else {
+      kept.push_back(prefix[i]);
+    }
+  }
+  std::reverse(kept.begin(), kept.end());
+  return kept;
+}
+
+std::optional<Jobs> reclaim_set(const Ledger& ledger, ShareId self, FamilyId family,
+                                std::span<const RunningJob> running, Time now, int64_t need,
+                                bool honour_min_runtime) {
+  ReclaimOrder order(ledger, self, family, running, now, honour_min_runtime);
+  return enough([&] { return order.next(); }, need);
+}
+
+VictimChoice chosen(const Jobs& jobs, PreemptKind kind) {
+  VictimChoice choice;
+  choice.possible = true;
+  for (const RunningJob* job : jobs) choice.victims.push_back({job->id, kind});
+  return choice;
+}
+
+VictimChoice reclaim(const Ledger& ledger, ShareId self, FamilyId family, int64_t amount,
+                     std::span<const RunningJob> running, Time now) {
+  const int64_t need = math::sub(math::add(ledger.used(family), amount), ledger.capacity(family));
+  if (auto jobs = reclaim_set(ledger, self, family, running, now, need, true)) {
+    return chosen(*jobs, PreemptKind::Reclaim);
+  }
+  VictimChoice choice;
+  choice.reason = reclaim_set(ledger, self, family, running, now, need, false)
+                      ? WaitReason::ReclaimMinRuntime
+                      : WaitReason::FamilyAtCapacity;
+  return choice;
+}
+
+std::optional<VictimChoice> in_share(const Ledger& ledger, const PendingJob& job, FamilyId family,
+                                     int64_t amount, std::span<const RunningJob> running) {
+  const int64_t after = math::add(ledger.usage(job.share, family), amount);
+  const int64_t need =
+      std::max(math::sub(after, ledger.quota(job.share, family)),
+               math::sub(math::add(ledger.used(family), amount), ledger.capacity(family)));
+  Jobs order;
+  for (const RunningJob& r : running) {
+    if (r.family == family && r.share == job.share && r.priority < job.priority && r.amount > 0) {
+      order.push_back(&r);
+    }
+  }
+  std::sort(order.begin(), order.end(),
+            [](const RunningJob* a, const RunningJob* b) { return before_in_share(*a, *b); });
+  size_t at = 0;
+  auto jobs = enough(
+      [&]() -> const RunningJob* { return at < order.size() ? order[at++] : nullptr; }, need);
+  if (!jobs) return std::nullopt;
+  return chosen(*jobs, PreemptKind::InShare);
+}
+
+}  // namespace
+
+VictimChoice pick_victims(const Ledger& ledger, const PendingJob& job, FamilyId family,
+                          int64_t amount, std::span<const RunningJob> running, Time now) {
+  amount = std::max<int64_t>(amount, 0);
+  const Admission admission = admit(ledger, job.share, family, amount);
+  if (admission.can_start) return chosen({}, PreemptKind::Reclaim);
+  if (admission.reason == WaitReason::NoQuotaInFamily ||
+      admission.reason == WaitReason::LargerThanFamily) {
+    return VictimChoice{false, {}, admission.reason};
+  }
+  if (admission.within_quota) return reclaim(ledger, job.share, family, amount, running, now);
+  if (ledger.policy().in_share_preemption) {
+    if (auto choice = in_share(ledger, job, family, amount, running)) return *choice;
+  }
+  return VictimChoice{false, {}, admission.reason};
+}
+
+bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, int64_t amount,
+                 const RunningJob& candidate, Time now) {
+  if (candidate.family != family || candidate.amount <= 0) return false;
+  const Admission admission = admit(ledger, job.share, family, std::max<int64_t>(amount, 0));
+  if (admission.can_start || admission.reason == WaitReason::NoQuotaInFamily ||
+      admission.reason == WaitReason::LargerThanFamily) {
+    return false;
+  }
+  if (admission.within_quota) {
+    return candidate.share != job.share &&
+           ledger.borrowed(candidate.share, family) >= candidate.amount &&
+           now - candidate.start_time >= ledger.policy().reclaim_min_runtime_s;
+  }
+  return ledger.policy().in_share_preemption && candidate.share == job.share &&
+         candidate.priority < job.priority;
+}
+
+}  // namespace shareq::policy

@@ -1,0 +1,171 @@
+// prioritize: each ordering criterion in isolation, the packing, and determinism.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "policy/ordering.hpp"
+#include "policy_builders.hpp"
+
+namespace shareq::policy::testing {
+namespace {
+
+// p4: 12 nodes; a and b quota 4, z quota 0 (a pure borrower). p5: 8 GPUs, only b.
+Cluster Shares() {
+  return Cluster()
+      .family("p4", Unit::Node, 12)
+      .family("p5", Unit::Gpu, 8)
+      .share("a", "p4", 4)
+      .share("b", "p4", 4)
+      .share("b", "p5", 8)
+      .share("z", "p4", 0);
+}
+
+struct OrderCase {
+  std::string name;
+  std::vector<Running> running;
+  std::vector<double> decayed;  // per share (a, b, z) in p4; empty = no history
+  Pending first;                // must get the strictly higher priority
+  Pending second;
+};
+
+void PrintTo(const OrderCase& c, std::ostream* os) { *os << c.name; }
+
+class Order : public ::testing::TestWithParam<OrderCase> {};
+
+TEST_P(Order, FirstGoesBeforeSecond) {
+  const OrderCase& c = GetParam();
+  const World world(Shares(), c.running);
+  DecayedUsage usage;
+  if (!c.decayed.empty()) {
+    usage.assign(world.policy.share_count() * world.policy.family_count(), 0.0);
+    for (size_t s = 0; s < c.decayed.size(); ++s)
+      usage[s * world.policy.family_count()] = c.decayed[s];
+  }
+  const std::vector<PendingJob> pending = {c.first.resolve(world.policy),
+                                           c.second.resolve(world.policy)};
+  const auto pending_before = pending;
+  const auto usage_before = usage;
+  const auto factors = prioritize(world.ledger(), usage, pending);
+  ASSERT_EQ(factors.size(), 2u);
+  EXPECT_GT(factors[0].priority, factors[1].priority);
+  EXPECT_EQ(pending, pending_before);
+  EXPECT_EQ(usage, usage_before);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Criteria, Order,
+    ::testing::Values(OrderCase{"within_quota_before_borrower_whatever_the_job_priority",
+                                {Running(1).share("b").amount(4)},
+                                {},
+                                Pending(1).share("a").priority(0).request("p4", 1),
+                                Pending(2).share("b").priority(99).request("p4", 1)},
+                      OrderCase{"share_furthest_below_quota_first",
+                                {Running(1).share("a").amount(1), Running(2).share("b").amount(3)},
+                                {},
+                                Pending(1).share("a").priority(0).request("p4", 1),
+                                Pending(2).share("b").priority(99).request("p4", 1)},
+                      OrderCase{"borrower_with_least_decayed_usage_per_quota_first",
+                                {Running(1).share("a").amount(4), Running(2).share("b").amount(4)},
+                                {1000.0, 100.0, 0.0},
+                                Pending(1).share("b").priority(0).request("p4", 1),
+                                Pending(2).share("a").priority(99).request("p4", 1)},
+                      OrderCase{"borrower_with_a_quota_before_a_quota_zero_share",
+                                {Running(1).share("a").amount(4)},
+                                {1e9, 0.0, 0.0},
+                                Pending(1).share("a").priority(0).request("p4", 1),
+                                Pending(2).share("z").priority(99).request("p4", 1)},
+                      OrderCase{"inside_a_share_higher_priority_first",
+                                {},
+                                {},
+                                Pending(1).share("a").priority(80).request("p4", 1),
+                                Pending(2).share("a").priority(10).request("p4", 1)},
+                      OrderCase{"best_family_counts_not_the_first_listed",
+                                {Running(1).share("b").amount(8).family("p5"),
+                                 Running(2).share("a").amount(3)},
+                                {},
+                                Pending(1).share("b").priority(0).request("p5", 1).request("p4", 1),
+                                Pending(2).share("a").priority(99).request("p4", 1)},
+                      OrderCase{"a_job_that_can_run_nowhere_goes_last",
+                                {},
+                                {},
+                                Pending(1).share("z").priority(0).request("p4", 12),
+                                Pending(2).share("z").priority(99).request("p5", 1)}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(Order, EqualStandingAndPriorityTieSoSlurmOrdersByAge) {
+  const World world(Shares(), {});
+  const std::vector<PendingJob> pending = {
+      Pending(1).share("a").submitted(10).request("p4", 1).resolve(world.policy),
+      Pending(2).share("b").submitted(5).request("p4", 1).resolve(world.policy)};
+  const auto factors = prioritize(world.ledger(), {}, pending);
+  EXPECT_EQ(factors[0].priority, factors[1].priority);
+}
+
+TEST(Order, PacksTheFactorsAsDocumented) {
+  const World world(Shares(), {Running(1).share("b").amount(4)});
+  const PendingJob within =
+      Pending(1).share("a").priority(42).request("p4", 1).resolve(world.policy);
+  const PendingJob borrower =
+      Pending(2).share("b").priority(150).request("p4", 1).resolve(world.policy);
+  const PriorityFactors w = prioritize_one(world.ledger(), {}, within);
+  EXPECT_TRUE(w.within_quota);
+  EXPECT_EQ(w.tier, kWithinQuotaTier);
+  EXPECT_EQ(w.job_priority, 42u);
+  EXPECT_GE(w.share_rank, 1u);
+  EXPECT_EQ(w.priority, w.tier + w.share_rank * kShareRankWeight + w.job_priority + 1);
+  const PriorityFactors b = prioritize_one(world.ledger(), {}, borrower);
+  EXPECT_FALSE(b.within_quota);
+  EXPECT_EQ(b.tier, 0u);
+  EXPECT_EQ(b.job_priority, 99u);  // clamped
+  EXPECT_EQ(b.priority, b.share_rank * kShareRankWeight + 99 + 1);
+}
+
+TEST(Order, PriorityIsNeverZero) {
+  const World world(Shares(), {});
+  const PendingJob nowhere = Pending(1).share("nobody").priority(-5).resolve(world.policy);
+  const PriorityFactors f = prioritize_one(world.ledger(), {}, nowhere);
+  EXPECT_EQ(f.priority, 1u);
+  EXPECT_EQ(f.share_rank, 0u);
+}
+
+TEST(Order, QuotaZeroCountsAsFullyUsed) {
+  const World world(Shares(), {Running(1).share("a").amount(4), Running(2).share("b").amount(4)});
+  const ShareRanks ranks = rank_shares(world.ledger(), {});
+  const size_t families = world.policy.family_count();
+  const auto at = [&](const std::string& share) { return world.share(share) * families; };
+  EXPECT_EQ(ranks.within[at("z")], ranks.within[at("a")]);       // 0/0 ranks like 4/4
+  EXPECT_EQ(ranks.within[world.share("a") * families + 1], 0u);  // a has no quota in p5
+}
+
+TEST(Order, SameResultEveryTimeAndJobByJob) {
+  const World world(Shares(), {Running(1).share("a").amount(2), Running(2).share("b").amount(5)});
+  std::mt19937 rng(11);
+  std::vector<PendingJob> pending;
+  for (JobId id = 1; id <= 200; ++id) {
+    pending.push_back(Pending(id)
+                          .share(std::vector<std::string>{"a", "b", "z"}[rng() % 3])
+                          .priority(int(rng() % 100))
+                          .request(rng() % 2 ? "p4" : "p5", 1 + rng() % 3)
+                          .request("p4", 1 + rng() % 3)
+                          .resolve(world.policy));
+  }
+  const DecayedUsage usage(world.policy.share_count() * world.policy.family_count(), 7.0);
+  const auto once = prioritize(world.ledger(), usage, pending);
+  const auto twice = prioritize(world.ledger(), usage, pending);
+  ASSERT_EQ(once.size(), pending.size());
+  for (size_t i = 0; i < pending.size(); ++i) {
+    EXPECT_EQ(once[i].priority, twice[i].priority);
+    EXPECT_EQ(once[i].priority, prioritize_one(world.ledger(), usage, pending[i]).priority);
+    EXPECT_GE(once[i].priority, 1u);
+  }
+}
+
+TEST(Order, UsageOfAnotherSizeCountsAsNoHistory) {
+  const World world(Shares(), {Running(1).share("a").amount(4), Running(2).share("b").amount(4)});
+  const PendingJob job = Pending(1).share("a").request("p4", 1).resolve(world.policy);
+  EXPECT_EQ(prioritize_one(world.ledger(), DecayedUsage{1.0, 2.0, 3.0}, job).priority,
+            prioritize_one(world.ledger(), {}, job).priority);
+}
+
+}  // namespace
+}  // namespace shareq::policy::testing
