@@ -46,7 +46,10 @@ if [[ " $stages " == *" package "* ]]; then
   for f in usr/bin/shareq usr/share/man/man5/shareq.conf.5.gz \
     usr/lib/x86_64-linux-gnu/slurm-wlm/select_shareq_cons_tres.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_shareq.so \
-    usr/lib/x86_64-linux-gnu/slurm-wlm/spank_shareq.so; do
+    usr/lib/x86_64-linux-gnu/slurm-wlm/spank_shareq.so \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/priority_shareq.so \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/preempt_shareq.so \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/libshareq_ctld.so; do
     grep -q "\./$f\$" <<<"$contents" || { echo "package lacks $f"; exit 1; }
   done
   echo "package: $(ls build/deb/shareq_*_amd64.deb) holds the plugins, the tool and the man pages"

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "boundary.hpp"
-#include "config_holder.hpp"
+#include "config_state.hpp"
 #include "slurm_ctld.hpp"
 #include "submit_shim.h"
 
@@ -24,11 +24,7 @@ SHAREQ_EXPORT int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, ui
 
 namespace {
 
-using shareq::plugin::ConfigHolder;
 using shareq::plugin::guarded;
-
-// Set in init(), reset in fini(); Slurm calls neither concurrently with job_submit/job_modify.
-std::unique_ptr<ConfigHolder> holder;
 
 void report(const char* where, const char* what) {
   error("shareq: job_submit: %s: %s", where, what);
@@ -46,8 +42,13 @@ std::string default_account(uint32_t uid) {
   return user.default_acct;
 }
 
+// The controller's one shareq.conf (libshareq_ctld.so), as submit_shim's C handle.
 std::shared_ptr<const shareq_conf_t> current_config() {
-  return holder ? holder->current() : nullptr;
+  std::shared_ptr<const shareq::ctld::LoadedConfig> loaded = shareq::ctld::current_config();
+  if (!loaded) {
+    return nullptr;
+  }
+  return {loaded, &loaded->conf};
 }
 
 int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
@@ -105,12 +106,11 @@ extern "C" int init(void) {
   return guarded(
       SLURM_ERROR,
       [] {
-        const std::string path = shareq::plugin::shareq_conf_path(
-            slurm_conf.slurm_conf != nullptr ? slurm_conf.slurm_conf : "/etc/slurm/slurm.conf");
-        holder = std::make_unique<ConfigHolder>(
-            path, [](const std::string& line) { error("shareq: %s", line.c_str()); });
-        const bool good = holder->current() != nullptr;
-        info("shareq: job_submit: loaded, configuration %s%s", path.c_str(),
+        const bool good = shareq::ctld::current_config() != nullptr;
+        info("shareq: job_submit: loaded, configuration %s%s",
+             shareq::ctld::shareq_conf_path(
+                 slurm_conf.slurm_conf != nullptr ? slurm_conf.slurm_conf : "/etc/slurm/slurm.conf")
+                 .c_str(),
              good ? "" : " (not usable yet)");
         return SLURM_SUCCESS;
       },
@@ -119,12 +119,7 @@ extern "C" int init(void) {
 
 extern "C" int fini(void) {
   return guarded(
-      SLURM_SUCCESS,
-      [] {
-        holder.reset();
-        return SLURM_SUCCESS;
-      },
-      [](const char* what) { report("fini", what); });
+      SLURM_SUCCESS, [] { return SLURM_SUCCESS; }, [](const char* what) { report("fini", what); });
 }
 
 extern "C" int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {

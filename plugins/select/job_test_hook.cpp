@@ -1,13 +1,174 @@
 #include "job_test_hook.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include "cons_tres.hpp"
+#include "config_state.hpp"
+#include "policy/admission.hpp"
+#include "policy/victims.hpp"
+#include "slurm_jobs.hpp"
+
+#pragma weak last_job_update  // slurmctld-only: this plugin also loads in slurmd and clients
 
 namespace shareq::select {
+namespace {
+
+namespace policy = shareq::policy;
+
+// The one reason select_nodes() leaves with its state_desc (see job_test_hook.hpp).
+constexpr uint32_t kShareqReason = WAIT_BLOCK_D_ACTION;
+
+int forward(const JobTestArgs& a, List candidates) {
+  return cons_tres().ops().job_test(a.job_ptr, a.node_bitmap, a.min_nodes, a.max_nodes, a.req_nodes,
+                                    a.mode, candidates, a.preemptee_job_list, a.exc_core_bitmap);
+}
+
+void set_wait_reason(job_record_t* job, const std::string& text) {
+  const std::string words = text.rfind("shareq", 0) == 0 ? text : "shareq: " + text;
+  if (job->state_reason == kShareqReason && job->state_desc != nullptr &&
+      words == job->state_desc) {
+    return;
+  }
+  xfree(job->state_desc);
+  job->state_desc = xstrdup(words.c_str());
+  job->state_reason = kShareqReason;
+  last_job_update = time(nullptr);
+}
+
+void clear_wait_reason(job_record_t* job) {
+  if (job->state_reason != kShareqReason) return;
+  job->state_reason = WAIT_NO_REASON;
+  xfree(job->state_desc);
+  last_job_update = time(nullptr);
+}
+
+job_record_t* find_in(List list, uint32_t job_id) {
+  job_record_t* found = nullptr;
+  ListIterator it = list_iterator_create(list);
+  while (auto* j = static_cast<job_record_t*>(list_next(it))) {
+    if (j->job_id == job_id) {
+      found = j;
+      break;
+    }
+  }
+  list_iterator_destroy(it);
+  return found;
+}
+
+const char* kind_name(policy::PreemptKind kind) {
+  return kind == policy::PreemptKind::Reclaim ? "reclaim" : "in-share";
+}
+
+// SystemComment on each victim cons_tres kept, and one log line each.
+void record_victims(List preempted, const policy::VictimChoice& choice, const job_record_t* by,
+                    const policy::Policy& p, policy::ShareId share, policy::FamilyId family) {
+  ListIterator it = list_iterator_create(preempted);
+  while (auto* victim = static_cast<job_record_t*>(list_next(it))) {
+    const auto v = std::find_if(choice.victims.begin(), choice.victims.end(),
+                                [&](const policy::Victim& x) { return x.id == victim->job_id; });
+    if (v == choice.victims.end()) continue;
+    const std::string why = v->kind == policy::PreemptKind::Reclaim
+                                ? "share " + p.share_name(share) +
+                                      " takes back its quota in family " + p.family(family).name
+                                : "a job with a higher --share-priority in share " +
+                                      p.share_name(share) + ", family " + p.family(family).name;
+    const std::string comment = "shareq: preempted by job " + std::to_string(by->job_id) + " (" +
+                                kind_name(v->kind) + "): " + why;
+    if (victim->system_comment != nullptr && comment == victim->system_comment) {
+      continue;  // already recorded (a grace period repeats the choice every pass)
+    }
+    xfree(victim->system_comment);
+    victim->system_comment = xstrdup(comment.c_str());
+    info("shareq: select: JobId=%u preempts JobId=%u (%s)", by->job_id, victim->job_id,
+         kind_name(v->kind));
+  }
+  list_iterator_destroy(it);
+}
+
+// cons_tres preempts only what the placement needs, but shareq's limits can need more: a family
+// whose capacity is below its partitions' size has idle nodes cons_tres would use, and in-share
+// preemption must bring the share back within its quota. Every victim the policy chose is
+// preempted, so the job never starts past a limit.
+void require_all_victims(List* preempted, List victims) {
+  if (*preempted == nullptr) *preempted = list_create(nullptr);
+  ListIterator it = list_iterator_create(victims);
+  while (auto* victim = static_cast<job_record_t*>(list_next(it))) {
+    if (find_in(*preempted, victim->job_id) == nullptr) list_append(*preempted, victim);
+  }
+  list_iterator_destroy(it);
+}
+
+// Runs cons_tres with exactly `choice`'s victims, in order; SLURM_ERROR when Slurm did not offer
+// them all as candidates.
+int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
+                     const policy::Policy& p, policy::ShareId share, policy::FamilyId family) {
+  List victims = list_create(nullptr);
+  for (const policy::Victim& v : choice.victims) {
+    if (job_record_t* j = find_in(a.preemptee_candidates, v.id)) list_append(victims, j);
+  }
+  int rc = SLURM_ERROR;
+  if (static_cast<size_t>(list_count(victims)) == choice.victims.size()) {
+    rc = forward(a, victims);
+    if (rc == SLURM_SUCCESS && a.mode == SELECT_MODE_RUN_NOW && a.preemptee_job_list != nullptr) {
+      require_all_victims(a.preemptee_job_list, victims);
+      record_victims(*a.preemptee_job_list, choice, a.job_ptr, p, share, family);
+    }
+  }
+  FREE_NULL_LIST(victims);
+  return rc;
+}
+
+}  // namespace
 
 int job_test(const JobTestArgs& a) {
-  return cons_tres().ops().job_test(a.job_ptr, a.node_bitmap, a.min_nodes, a.max_nodes, a.req_nodes,
-                                    a.mode, a.preemptee_candidates, a.preemptee_job_list,
-                                    a.exc_core_bitmap);
+  job_record_t* job = a.job_ptr;
+  if (job == nullptr || job->part_ptr == nullptr || !running_in_slurmctld()) {
+    return forward(a, a.preemptee_candidates);
+  }
+  const auto config = ctld::current_config();
+  if (!config) return forward(a, a.preemptee_candidates);
+  const policy::Policy& p = config->policy;
+  const auto family = p.family_of_partition(job->part_ptr->name);
+  if (!family) return forward(a, a.preemptee_candidates);
+
+  const auto pending = ctld::pending_job(*config, job);
+  const auto request =
+      pending ? std::find_if(pending->requests.begin(), pending->requests.end(),
+                             [&](const policy::FamilyRequest& r) { return r.family == *family; })
+              : std::vector<policy::FamilyRequest>::const_iterator{};
+  if (!pending || request == pending->requests.end()) {
+    set_wait_reason(job, "shareq: account " + std::string(job->account ? job->account : "(none)") +
+                             " is not a share of family " + p.family(*family).name);
+    return SLURM_ERROR;
+  }
+  const auto snapshot = ctld::running_snapshot(config);
+  const policy::Ledger& ledger = snapshot->ledger();
+  const policy::Admission admission =
+      policy::admit(ledger, pending->share, *family, request->amount);
+  const auto refuse = [&](policy::WaitReason why) {
+    set_wait_reason(job, policy::describe(why, ledger, pending->share, *family, request->amount));
+    return SLURM_ERROR;
+  };
+
+  if (admission.reason == policy::WaitReason::LargerThanFamily ||
+      admission.reason == policy::WaitReason::NoQuotaInFamily) {
+    return refuse(admission.reason);  // never runnable, whatever the mode
+  }
+  if (a.mode == SELECT_MODE_TEST_ONLY) return forward(a, a.preemptee_candidates);
+  if (admission.can_start) {
+    clear_wait_reason(job);
+    return forward(a, nullptr);
+  }
+  const policy::VictimChoice choice = policy::pick_victims(
+      ledger, *pending, *family, request->amount, snapshot->running(), time(nullptr));
+  if (!choice.possible)
+    return refuse(choice.reason != policy::WaitReason::None ? choice.reason : admission.reason);
+  if (choice.victims.empty() || a.preemptee_candidates == nullptr) return refuse(admission.reason);
+  const int rc = run_with_victims(a, choice, p, pending->share, *family);
+  if (rc != SLURM_SUCCESS) return refuse(admission.reason);
+  clear_wait_reason(job);
+  return rc;
 }
 
 }  // namespace shareq::select

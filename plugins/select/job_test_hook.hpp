@@ -1,5 +1,21 @@
-// select_p_job_test goes through here: where shareq's placement policy (family capacity, borrow
-// limits, warm-node preference) will sit in front of cons_tres. For now it only delegates.
+// select_p_job_test goes through here: shareq's placement policy in front of cons_tres.
+//
+// For a job in a family (its current partition, job_ptr->part_ptr, belongs to one):
+//  - SELECT_MODE_TEST_ONLY ("could it ever run?", at submission and for the runnable check):
+//    refused only when it never can (larger than the family, no quota there); else cons_tres.
+//  - SELECT_MODE_RUN_NOW (main scheduler, and backfill when it starts a job) and
+//    SELECT_MODE_WILL_RUN (backfill's planning): when admit() says it may start without
+//    preemption, cons_tres decides the placement with no preemption candidates. Otherwise, when
+//    Slurm offers preemption candidates, only pick_victims()'s victims, in its order, go to
+//    cons_tres; with no possible victims the job is refused. So neither scheduler can start a
+//    job that breaks a family's capacity or a borrow limit.
+//  - A refused job's squeue reason is describe()'s words (state_desc). Its state_reason is
+//    WAIT_BLOCK_D_ACTION: select_nodes() keeps a select plugin's state_desc only for that reason
+//    (and WAIT_BLOCK_MAX_ERR); for any other it resets the reason to Resources and drops the
+//    words. Once the job passes admit() again the reason is cleared.
+//  - Victims that cons_tres picks in RUN_NOW get SystemComment "shareq: preempted by job N
+//    (reclaim|in-share): ..." (scontrol show job), and the preemption is logged.
+// Jobs outside every family go to cons_tres unchanged.
 #pragma once
 
 #include "slurm_select.hpp"
@@ -20,8 +36,9 @@ struct JobTestArgs {
 };
 
 // Called by slurmctld with the job write lock and node/partition locks held (scheduler, backfill
-// or job submission). Returns what cons_tres returns (SLURM_SUCCESS or an error), or the shareq
-// refusal. Runs on the scheduling path: must return quickly. May throw; the caller guards.
+// or job submission). Returns what cons_tres returns (SLURM_SUCCESS or an error), or SLURM_ERROR
+// for a shareq refusal. Runs on the scheduling path: must return quickly. May throw; the caller
+// guards.
 int job_test(const JobTestArgs& args);
 
 }  // namespace shareq::select

@@ -9,6 +9,7 @@
 #include "boundary.hpp"
 #include "cons_tres.hpp"
 #include "job_test_hook.hpp"
+#include "slurm_jobs.hpp"
 
 #ifndef SHAREQ_CONS_TRES_PATH
 #error "SHAREQ_CONS_TRES_PATH must name select_cons_tres.so"
@@ -116,40 +117,72 @@ extern "C" int select_p_job_test(job_record_t* job_ptr, bitstr_t* node_bitmap, u
       [](const char* what) { report("job_test", what); });
 }
 
-// Everything below forwards unchanged to select/cons_tres.
+// Everything below forwards to select/cons_tres. Where cons_tres learns that a job's allocation
+// changed, the shared controller view (libshareq_ctld.so, slurm_jobs.hpp) learns it too, after
+// cons_tres succeeded: its registry of running allocations is what every shareq decision
+// counts (slurmctld holds the job write lock at each of these calls).
+
+namespace {
+
+int allocated(int rc, job_record_t* job) {
+  if (rc == SLURM_SUCCESS) shareq::ctld::job_allocated(job);
+  return rc;
+}
+
+int released(int rc, job_record_t* job) {
+  shareq::ctld::job_released(job);
+  return rc;
+}
+
+int changed(int rc) {
+  shareq::ctld::jobs_changed();
+  return rc;
+}
+
+}  // namespace
 
 extern "C" int select_p_state_save(char* dir_name) { return ops().state_save(dir_name); }
 
 extern "C" int select_p_state_restore(char* dir_name) { return ops().state_restore(dir_name); }
 
-extern "C" int select_p_job_init(List job_list) { return ops().job_init(job_list); }
+extern "C" int select_p_job_init(List job_list) {
+  const int rc = ops().job_init(job_list);
+  shareq::ctld::jobs_reset(job_list);
+  return rc;
+}
 
 extern "C" int select_p_node_init(void) { return ops().node_init(); }
 
-extern "C" int select_p_job_begin(job_record_t* job_ptr) { return ops().job_begin(job_ptr); }
+extern "C" int select_p_job_begin(job_record_t* job_ptr) {
+  return allocated(ops().job_begin(job_ptr), job_ptr);
+}
 
 extern "C" int select_p_job_ready(job_record_t* job_ptr) { return ops().job_ready(job_ptr); }
 
 extern "C" int select_p_job_expand(job_record_t* from_job_ptr, job_record_t* to_job_ptr) {
-  return ops().job_expand(from_job_ptr, to_job_ptr);
+  const int rc = ops().job_expand(from_job_ptr, to_job_ptr);
+  allocated(rc, from_job_ptr);
+  return allocated(rc, to_job_ptr);
 }
 
 extern "C" int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_ptr) {
-  return ops().job_resized(job_ptr, node_ptr);
+  return allocated(ops().job_resized(job_ptr, node_ptr), job_ptr);
 }
 
 extern "C" int select_p_job_signal(job_record_t* job_ptr, int signal) {
   return ops().job_signal(job_ptr, signal);
 }
 
-extern "C" int select_p_job_fini(job_record_t* job_ptr) { return ops().job_fini(job_ptr); }
+extern "C" int select_p_job_fini(job_record_t* job_ptr) {
+  return released(ops().job_fini(job_ptr), job_ptr);
+}
 
 extern "C" int select_p_job_suspend(job_record_t* job_ptr, bool indf_susp) {
-  return ops().job_suspend(job_ptr, indf_susp);
+  return changed(ops().job_suspend(job_ptr, indf_susp));
 }
 
 extern "C" int select_p_job_resume(job_record_t* job_ptr, bool indf_susp) {
-  return ops().job_resume(job_ptr, indf_susp);
+  return allocated(ops().job_resume(job_ptr, indf_susp), job_ptr);
 }
 
 extern "C" bitstr_t* select_p_step_pick_nodes(job_record_t* job_ptr, select_jobinfo_t* step_jobinfo,
@@ -184,7 +217,11 @@ extern "C" int select_p_select_nodeinfo_free(select_nodeinfo_t* nodeinfo) {
 extern "C" int select_p_select_nodeinfo_set_all(void) { return ops().nodeinfo_set_all(); }
 
 extern "C" int select_p_select_nodeinfo_set(job_record_t* job_ptr) {
-  return ops().nodeinfo_set(job_ptr);
+  const int rc = ops().nodeinfo_set(job_ptr);
+  if (job_ptr != nullptr && (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))) {
+    allocated(rc, job_ptr);
+  }
+  return rc;
 }
 
 extern "C" int select_p_select_nodeinfo_get(select_nodeinfo_t* nodeinfo,
@@ -239,7 +276,7 @@ extern "C" int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 
 extern "C" int select_p_update_node_config(int index) { return ops().update_node_config(index); }
 
-extern "C" int select_p_reconfigure(void) { return ops().reconfigure(); }
+extern "C" int select_p_reconfigure(void) { return changed(ops().reconfigure()); }
 
 extern "C" bitstr_t* select_p_resv_test(resv_desc_msg_t* resv_desc_ptr, uint32_t node_cnt,
                                         bitstr_t* avail_bitmap, bitstr_t** core_bitmap) {

@@ -46,6 +46,10 @@ std::string borrow_limit(const Ledger& ledger, ShareId share, FamilyId family, i
 }
 
 std::string nothing_to_borrow(const Ledger& ledger, FamilyId family, const Names& n) {
+  if (ledger.idle(family) == 0) {  // the plainer fact: no capacity is idle at all
+    return "family " + n.family + " at capacity (" + num(ledger.used(family)) + "/" +
+           num(ledger.capacity(family)) + " " + n.unit + "); nothing idle to borrow";
+  }
   return "nothing to borrow in " + n.family + " (" + num(ledger.used(family)) + "/" +
          num(ledger.capacity(family)) + " " + n.unit + " used, " +
          num(ledger.borrowed_total(family)) + "/" + num(ledger.lendable(family)) +

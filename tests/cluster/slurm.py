@@ -119,7 +119,7 @@ class Cluster:
                    timeout=DEFAULT_TIMEOUT)
 
     # ---- shareq ---------------------------------------------------------------------------
-    CONFIG_LOADED = "shareq: loaded "
+    CONFIG_LOADED = "shareq.conf: loaded (version "
     CONFIG_KEPT = "keeping the previous good configuration"
 
     def _log_count(self, needle):

@@ -1,6 +1,8 @@
 # The test cluster's configuration files. Sourced by tests/cluster/cluster.
 
-SHAREQ_PLUGIN_FILES=(select_shareq_cons_tres.so job_submit_shareq.so spank_shareq.so)
+# libshareq_ctld.so is the controller plugins' shared state; they find it beside them ($ORIGIN).
+SHAREQ_PLUGIN_FILES=(libshareq_ctld.so select_shareq_cons_tres.so job_submit_shareq.so
+  priority_shareq.so preempt_shareq.so spank_shareq.so)
 
 check_plugins() {
   [ -r "$SHAREQ_CONF_FILE" ] || die "SHAREQ_CONF=$SHAREQ_CONF_FILE is not readable"
@@ -23,9 +25,12 @@ install_plugins() {
 
 write_configs() {
   local select_type=select/shareq_cons_tres job_submit="JobSubmitPlugins=shareq"
+  local priority_type=priority/shareq preempt_type=preempt/shareq
   if [ "$STOCK" = 1 ]; then
     select_type=select/cons_tres
     job_submit="#JobSubmitPlugins="
+    priority_type=priority/multifactor
+    preempt_type=preempt/qos
   fi
   local host
   host=$(hostname -s)
@@ -66,15 +71,19 @@ MinJobAge=600
 KillWait=5
 Waittime=0
 SchedulerType=sched/backfill
-SchedulerParameters=bf_interval=5
+SchedulerParameters=${SHAREQ_SCHED_PARAMS:-bf_interval=5},preempt_send_user_signal
 SelectType=$select_type
 SelectTypeParameters=CR_Core
 GresTypes=gpu
-PriorityType=priority/multifactor
+PriorityType=$priority_type
 PriorityDecayHalfLife=1-0
+# The weights drive priority/multifactor (SHAREQ_STOCK=1); priority/shareq ignores them, but sprio
+# shows a column only when its weight is set: SITE (within-quota tier), FAIRSHARE (share rank) and
+# ASSOC (--share-priority) carry shareq's factors.
 PriorityWeightFairshare=10000
 PriorityWeightAge=1000
-PreemptType=preempt/qos
+PriorityWeightAssoc=1
+PreemptType=$preempt_type
 PreemptMode=REQUEUE
 $job_submit
 AccountingStorageType=accounting_storage/slurmdbd

@@ -23,10 +23,11 @@ any_daemon_running() {
 wait_for() {
   local what=$1
   shift
-  local deadline=$((SECONDS + WAIT))
-  until "$@" >/dev/null 2>&1; do
+  local deadline=$((SECONDS + WAIT)) output
+  until output=$("$@" 2>&1); do
     if [ "$SECONDS" -ge "$deadline" ]; then
-      echo "cluster: timed out after ${WAIT}s waiting for $what" >&2
+      echo "cluster: timed out after ${WAIT}s waiting for $what; '$*' last said:" >&2
+      printf '%s\n' "$output" | tail -n 5 >&2
       return 1
     fi
     sleep 0.2

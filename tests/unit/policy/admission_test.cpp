@@ -123,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(
                   false,
                   false,
                   WaitReason::NothingToBorrow,
-                  "shareq: nothing to borrow in p4 (4/4 node used, 2/2 lendable borrowed)"},
+                  "shareq: family p4 at capacity (4/4 node); nothing idle to borrow"},
         AdmitCase{"borrow_limit_stops_a_borrower_with_idle_capacity_left",
                   P4(),
                   {Running(1).share("prodexp2").amount(3)},
@@ -255,7 +255,7 @@ TEST(Describe, UsesTheFamilysUnit) {
   const World world(Unassigned(), {Running(1).share("c").family("p5").amount(8)});
   EXPECT_EQ(describe(WaitReason::NothingToBorrow, world.ledger(), world.share("c"),
                      world.family("p5"), 1),
-            "shareq: nothing to borrow in p5 (8/8 gres/gpu used, 8/8 lendable borrowed)");
+            "shareq: family p5 at capacity (8/8 gres/gpu); nothing idle to borrow");
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+// Slurm job records -> policy core types, and the running jobs' Ledger shared by every
+// controller plugin.
+//
+// The running jobs are not read from job_list at decision time: preempt_p_preemptable() runs
+// inside list_for_each(job_list), which holds job_list's lock, and a nested iterator aborts
+// slurmctld ("Resource deadlock avoided"). Instead select/shareq keeps a registry of running
+// allocations, told at every point cons_tres learns of a change: select_p_job_begin and
+// nodeinfo_set (started), job_resized / job_expand / job_resume (changed), job_fini (ended), and
+// select_p_job_init (the whole job_list, at startup and reconfigure). Each change bumps a
+// generation counter; the snapshot (RunningJob list + Ledger) is rebuilt from the registry only
+// when the generation or shareq.conf changed. last_job_update is not used: its one-second
+// resolution misses changes within a second.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "config_state.hpp"
+#include "ctld_api.hpp"
+#include "policy/jobs.hpp"
+#include "policy/ledger.hpp"
+#include "translate.h"
+
+extern "C" {
+struct job_record;
+}
+
+namespace shareq::ctld {
+
+using JobRecord = struct job_record;
+
+// A job record as translate.h reads it; points into the record (valid under the job lock).
+struct JobView {
+  shareq_job_view_t view{};
+  std::vector<const char*> partitions;
+};
+// As a running job (the partition it runs in, allocated nodes and GPUs).
+SHAREQ_CTLD_API JobView running_view(JobRecord* job);
+// As a pending job (its partitions in order, requested nodes and GPUs).
+SHAREQ_CTLD_API JobView pending_view(JobRecord* job);
+
+// The pending job as the policy sees it; nullopt when shareq does not govern it.
+SHAREQ_CTLD_API std::optional<policy::PendingJob> pending_job(const LoadedConfig& config,
+                                                              JobRecord* job);
+
+// Running (and suspended) jobs that shareq governs, with their Ledger.
+class SHAREQ_CTLD_API RunningSnapshot {
+ public:
+  RunningSnapshot(std::shared_ptr<const LoadedConfig> config,
+                  std::vector<policy::RunningJob> running, uint64_t generation);
+
+  [[nodiscard]] const LoadedConfig& config() const { return *config_; }
+  [[nodiscard]] const policy::Policy& policy() const { return config_->policy; }
+  [[nodiscard]] const std::vector<policy::RunningJob>& running() const { return running_; }
+  [[nodiscard]] const policy::Ledger& ledger() const { return ledger_; }
+  [[nodiscard]] uint64_t generation() const { return generation_; }
+  // The running job with this id, or nullptr.
+  [[nodiscard]] const policy::RunningJob* find(policy::JobId id) const;
+
+ private:
+  std::shared_ptr<const LoadedConfig> config_;
+  std::vector<policy::RunningJob> running_;  // sorted by id
+  policy::Ledger ledger_;
+  uint64_t generation_;
+};
+
+// The registry (precondition for all three: the caller holds the job write lock).
+// The job holds (or changed) an allocation: records its account, partition, nodes, GPUs,
+// --share-priority and start time. A job with no node any more is dropped.
+SHAREQ_CTLD_API void job_allocated(JobRecord* job);
+// The job's allocation is gone (ended, requeued, preempted).
+SHAREQ_CTLD_API void job_released(JobRecord* job);
+// Rebuilds the registry from every running or suspended job of `jobs` (job_list).
+SHAREQ_CTLD_API void jobs_reset(void* jobs);
+
+// Something else changed (shareq.conf reloaded, reconfigure): rebuild the next snapshot.
+SHAREQ_CTLD_API void jobs_changed();
+SHAREQ_CTLD_API uint64_t jobs_generation();
+
+// The snapshot for `config`. Reads only the registry (never job_list), so it may be called
+// anywhere, also inside a job_list traversal. Thread-safe; returns the cached snapshot when
+// nothing changed.
+SHAREQ_CTLD_API std::shared_ptr<const RunningSnapshot> running_snapshot(
+    const std::shared_ptr<const LoadedConfig>& config);
+
+// The position of gres/gpu in the TRES arrays (-1 when not tracked: add gres/gpu to
+// AccountingStorageTRES). Must not be called with assoc_mgr locks held.
+SHAREQ_CTLD_API int gpu_tres_pos();
+// Forget the cached TRES position (reconfigure).
+SHAREQ_CTLD_API void forget_tres_pos();
+
+}  // namespace shareq::ctld

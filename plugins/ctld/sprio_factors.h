@@ -1,0 +1,50 @@
+/*
+ * shareq's priority as sprio's columns. sprio sums the factors it receives into its PRIORITY
+ * column (age + assoc + fairshare + jobsize + partition + qos + (site - NICE_OFFSET)
+ * - (nice - NICE_OFFSET) + tres), so the parts below add up to exactly the priority Slurm
+ * schedules by (policy/ordering.hpp: tier + share_rank * 128 + job_priority + 1):
+ *
+ *   SITE      = tier + 1: 1073741825 (2^30 + 1) when the job fits its share's quota, else 1
+ *   FAIRSHARE = share_rank * 128: the share's standing (furthest below quota, or least decayed
+ *               usage among borrowers), higher first
+ *   ASSOC     = --share-priority (0..99), inside the share
+ *   AGE, JOBSIZE, PARTITION, QOS, TRES = 0; NICE = 0 (shareq ignores nice)
+ *
+ * A job outside every family gets priority 1, all of it in SITE.
+ * C interface for the CMocka tests.
+ */
+#ifndef SHAREQ_SPRIO_FACTORS_H
+#define SHAREQ_SPRIO_FACTORS_H
+
+/* NOLINTBEGIN(modernize-deprecated-headers,modernize-use-using): a C header. */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slurm/slurm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The priority of a job outside every family. */
+#define SHAREQ_OUTSIDE_PRIORITY 1u
+
+typedef struct shareq_priority_parts {
+  bool governed;         /* false: outside every family (the rest is ignored) */
+  uint32_t priority;     /* what Slurm sees */
+  uint32_t tier;         /* 2^30 within quota, else 0 */
+  uint32_t share_rank;   /* unweighted */
+  uint32_t job_priority; /* 0..99 */
+} shareq_priority_parts_t;
+
+/* Sets the factor fields of `out` (priority_*, nice, tres_cnt = 0); leaves job_id, partition,
+ * user_id and cluster_name alone. Frees nothing: `out` must hold no TRES arrays. */
+void shareq_fill_priority_factors(const shareq_priority_parts_t* parts,
+                                  priority_factors_object_t* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* NOLINTEND(modernize-deprecated-headers,modernize-use-using) */
+#endif /* SHAREQ_SPRIO_FACTORS_H */

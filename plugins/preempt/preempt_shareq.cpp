@@ -1,0 +1,187 @@
+// preempt/shareq: which running jobs a pending job may preempt, from the core's rules
+// (policy/victims.hpp): reclaim of borrowed capacity, then in-share priority preemption.
+//
+// Slurm 22.05 looks up preempt_p_job_preempt_check, preempt_p_preemptable and
+// preempt_p_get_data (syms[] in src/slurmctld/preempt.c). All three run in slurmctld with the job
+// write lock held by the caller (scheduler, backfill, job submission), except get_data(ENABLED),
+// which may come with no job and no lock and touches neither.
+//
+// Slurm's candidate list is built from preempt_p_preemptable() and sorted by get_data(PRIO),
+// lower first; select/shareq then hands cons_tres exactly pick_victims()'s victims, in order.
+#include <mutex>
+#include <unordered_map>
+
+#include "boundary.hpp"
+#include "config_state.hpp"
+#include "log.hpp"
+#include "policy/victims.hpp"
+#include "slurm_jobs.hpp"
+#include "slurmctld_headers.hpp"
+
+extern "C" {
+#include "src/slurmctld/job_scheduler.h"
+#include "src/slurmctld/preempt.h"
+}
+
+SHAREQ_EXPORT const char plugin_name[] = "shareq preemption plugin";
+SHAREQ_EXPORT const char plugin_type[] = "preempt/shareq";
+SHAREQ_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+SHAREQ_EXPORT int init(void);
+SHAREQ_EXPORT void fini(void);
+SHAREQ_EXPORT bool preempt_p_job_preempt_check(job_queue_rec_t* preemptor,
+                                               job_queue_rec_t* preemptee);
+SHAREQ_EXPORT bool preempt_p_preemptable(job_record_t* preemptee, job_record_t* preemptor);
+SHAREQ_EXPORT int preempt_p_get_data(job_record_t* job_ptr, slurm_preempt_data_type_t data_type,
+                                     void* data);
+
+namespace {
+
+using shareq::ctld::log_error;
+using shareq::plugin::guarded;
+namespace policy = shareq::policy;
+
+void report(const char* where, const char* what) { log_error("preempt: %s: %s", where, what); }
+
+// The two jobs of preempt_p_preemptable as distinct types: Slurm's ops typedef names them
+// (preemptor, preemptee) but calls them (preemptee, preemptor).
+struct Preemptor {
+  job_record_t* job;
+};
+struct Preemptee {
+  job_record_t* job;
+};
+
+// get_data(PRIO) keys: victims in pick_victims's order first (1, 2, ...), then every other
+// eligible candidate.
+constexpr uint32_t kNotAVictim = 1U << 30;
+
+// The victim order of the preemptor last asked about, for get_data(PRIO), which Slurm calls
+// right after preemptable() for the same preemptor.
+struct VictimOrder {
+  uint32_t preemptor = 0;
+  uint64_t generation = 0;
+  uint64_t config_version = 0;
+  std::unordered_map<uint32_t, uint32_t> rank;  // job id -> 1..n
+};
+std::mutex g_order_mutex;
+VictimOrder g_order;
+
+struct Request {
+  std::shared_ptr<const shareq::ctld::LoadedConfig> config;
+  std::shared_ptr<const shareq::ctld::RunningSnapshot> snapshot;
+  policy::PendingJob job;
+  policy::FamilyId family = 0;
+  int64_t amount = 0;
+};
+
+// The preemptor as the policy sees it in the partition Slurm is trying now.
+std::optional<Request> request_of(Preemptor p) {
+  if (p.job == nullptr || p.job->part_ptr == nullptr) return std::nullopt;
+  Request r;
+  r.config = shareq::ctld::current_config();
+  if (!r.config) return std::nullopt;
+  const auto family = r.config->policy.family_of_partition(p.job->part_ptr->name);
+  if (!family) return std::nullopt;
+  auto job = shareq::ctld::pending_job(*r.config, p.job);
+  if (!job) return std::nullopt;
+  const auto it = std::find_if(job->requests.begin(), job->requests.end(),
+                               [&](const policy::FamilyRequest& q) { return q.family == *family; });
+  if (it == job->requests.end()) return std::nullopt;
+  r.family = *family;
+  r.amount = it->amount;
+  r.job = std::move(*job);
+  r.snapshot = shareq::ctld::running_snapshot(r.config);
+  return r;
+}
+
+void remember_order(const Request& r, time_t now) {
+  const std::lock_guard<std::mutex> lock(g_order_mutex);
+  if (g_order.preemptor == r.job.id && g_order.generation == r.snapshot->generation() &&
+      g_order.config_version == r.config->version) {
+    return;
+  }
+  const policy::VictimChoice choice = policy::pick_victims(r.snapshot->ledger(), r.job, r.family,
+                                                           r.amount, r.snapshot->running(), now);
+  g_order = VictimOrder{r.job.id, r.snapshot->generation(), r.config->version, {}};
+  uint32_t rank = 0;
+  for (const policy::Victim& v : choice.victims) g_order.rank.emplace(v.id, ++rank);
+}
+
+bool preemptable(Preemptor preemptor, Preemptee preemptee) {
+  if (preemptee.job == nullptr) return false;
+  const auto r = request_of(preemptor);
+  if (!r) return false;
+  const policy::RunningJob* candidate = r->snapshot->find(preemptee.job->job_id);
+  if (candidate == nullptr) return false;
+  const time_t now = time(nullptr);
+  if (!policy::may_preempt(r->snapshot->ledger(), r->job, r->family, r->amount, *candidate, now)) {
+    return false;
+  }
+  remember_order(*r, now);
+  return true;
+}
+
+uint32_t sort_key(const job_record_t* job) {
+  if (job == nullptr) return kNotAVictim;
+  const std::lock_guard<std::mutex> lock(g_order_mutex);
+  const auto it = g_order.rank.find(job->job_id);
+  return it != g_order.rank.end() ? it->second : kNotAVictim;
+}
+
+uint32_t grace_time() {
+  const auto config = shareq::ctld::current_config();
+  if (!config || config->policy.preempt_grace_time_s <= 0) return 0;
+  return static_cast<uint32_t>(std::min<int64_t>(config->policy.preempt_grace_time_s, UINT32_MAX));
+}
+
+int get_data(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
+  switch (type) {
+    case PREEMPT_DATA_ENABLED:
+      *static_cast<bool*>(data) = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
+      return SLURM_SUCCESS;
+    case PREEMPT_DATA_MODE:
+      // Victims are requeued: they keep their share and priority and run again later.
+      *static_cast<uint16_t*>(data) = PREEMPT_MODE_REQUEUE;
+      return SLURM_SUCCESS;
+    case PREEMPT_DATA_PRIO:
+      *static_cast<uint32_t*>(data) = sort_key(job);
+      return SLURM_SUCCESS;
+    case PREEMPT_DATA_GRACE_TIME:
+      *static_cast<uint32_t*>(data) = grace_time();
+      return SLURM_SUCCESS;
+  }
+  log_error("preempt: get_data: unknown data type %d", static_cast<int>(type));
+  return SLURM_ERROR;
+}
+
+}  // namespace
+
+extern "C" int init(void) {
+  shareq::ctld::log_verbose("preempt: loaded");
+  return SLURM_SUCCESS;
+}
+
+extern "C" void fini(void) {}
+
+// Orders the pending queue (sort_job_queue2): one pending job "may preempt" another. shareq's
+// priorities already are the order, so this never overrides it.
+extern "C" bool preempt_p_job_preempt_check(job_queue_rec_t* preemptor,
+                                            job_queue_rec_t* preemptee) {
+  (void)preemptor;
+  (void)preemptee;
+  return false;
+}
+
+extern "C" bool preempt_p_preemptable(job_record_t* preemptee, job_record_t* preemptor) {
+  return guarded(
+      false, [&] { return preemptable(Preemptor{preemptor}, Preemptee{preemptee}); },
+      [](const char* what) { report("preemptable", what); });
+}
+
+extern "C" int preempt_p_get_data(job_record_t* job_ptr, slurm_preempt_data_type_t data_type,
+                                  void* data) {
+  return guarded(
+      SLURM_ERROR, [&] { return get_data(job_ptr, data_type, data); },
+      [](const char* what) { report("get_data", what); });
+}

@@ -1,0 +1,193 @@
+#include "assoc_usage.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "policy/usage.hpp"
+#include "slurmctld_headers.hpp"
+
+namespace shareq::priority {
+namespace {
+
+constexpr long double kNoVal = static_cast<long double>(NO_VAL);
+
+bool is_no_val(long double v) { return std::fabs(v - kNoVal) < 1e-5L; }
+
+void decay_usage(slurmdb_assoc_usage_t* usage, double factor, int tres_cnt) {
+  usage->usage_raw *= factor;
+  for (int i = 0; i < tres_cnt; ++i) usage->usage_tres_raw[i] *= factor;
+  usage->grp_used_wall *= factor;
+}
+
+// multifactor's _set_usage_efctv (classic).
+void set_usage_efctv(slurmdb_assoc_rec_t* assoc) {
+  const long double ua_child = assoc->usage->usage_norm;
+  const long double ue_parent = assoc->usage->fs_assoc_ptr->usage->usage_efctv;
+  const uint32_t s_child = assoc->shares_raw;
+  const uint32_t s_all_siblings = assoc->usage->level_shares;
+  if (s_all_siblings == 0) {
+    assoc->usage->usage_efctv = ue_parent;
+  } else {
+    assoc->usage->usage_efctv =
+        ua_child + (ue_parent - ua_child) * (s_child / static_cast<long double>(s_all_siblings));
+  }
+}
+
+// Top-down, like multifactor's _set_children_usage_efctv, but users too, and each
+// association's fs_factor and level_fs: with PriorityFlags' default FAIR_TREE, sshare prints
+// those fields instead of calling priority_p_calc_fs_factor.
+void set_children_usage_efctv(List children) {
+  if (children == nullptr || list_count(children) == 0) return;
+  ListIterator it = list_iterator_create(children);
+  while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
+    set_assoc_usage(assoc);
+    assoc->usage->fs_factor = fs_factor(assoc->usage->usage_efctv, assoc->usage->shares_norm);
+    assoc->usage->level_fs =
+        assoc->usage->usage_efctv > 0
+            ? static_cast<long double>(assoc->usage->shares_norm) / assoc->usage->usage_efctv
+            : static_cast<long double>(INFINITY);
+    if (assoc->user == nullptr) set_children_usage_efctv(assoc->usage->children_list);
+  }
+  list_iterator_destroy(it);
+}
+
+// Adds `seconds` of the job's allocation to its association chain and QOS.
+void add_job_usage(job_record_t* job, double seconds, int tres_cnt) {
+  if (seconds <= 0 || job->assoc_ptr == nullptr) return;
+  const double billable = calc_job_billable_tres(job, job->start_time, true);
+  const long double real = static_cast<long double>(seconds) * billable;
+  std::vector<long double> tres(static_cast<size_t>(tres_cnt), 0.0L);
+  if (job->tres_alloc_cnt != nullptr) {
+    for (int i = 0; i < tres_cnt; ++i) {
+      const uint64_t n = job->tres_alloc_cnt[i];
+      if (n != 0 && n != NO_CONSUME_VAL64) tres[i] = static_cast<long double>(seconds) * n;
+    }
+  }
+  if (job->qos_ptr != nullptr && job->qos_ptr->usage != nullptr) {
+    job->qos_ptr->usage->usage_raw += real;
+    job->qos_ptr->usage->grp_used_wall += seconds;
+    for (int i = 0; i < tres_cnt; ++i) job->qos_ptr->usage->usage_tres_raw[i] += tres[i];
+  }
+  for (slurmdb_assoc_rec_t* a = job->assoc_ptr; a != nullptr; a = a->usage->parent_assoc_ptr) {
+    a->usage->usage_raw += real;
+    a->usage->grp_used_wall += seconds;
+    for (int i = 0; i < tres_cnt; ++i) a->usage->usage_tres_raw[i] += tres[i];
+  }
+}
+
+int64_t accrual_start(const job_record_t* job, int64_t last_ran) {
+  return std::max<int64_t>(last_ran, job->start_time);
+}
+
+}  // namespace
+
+void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s) {
+  if (assoc_mgr_root_assoc == nullptr || assoc_mgr_assoc_list == nullptr) return;
+  assoc_mgr_lock_t locks{};
+  locks.assoc = WRITE_LOCK;
+  locks.qos = WRITE_LOCK;
+  locks.tres = READ_LOCK;
+  assoc_mgr_lock(&locks);
+  const int tres_cnt = slurmctld_tres_cnt;
+  const int64_t elapsed = now - last_ran;
+  if (elapsed > 0) {
+    const double factor = policy::decay_factor(elapsed, half_life_s);
+    if (factor != 1.0) {
+      ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
+      while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
+        decay_usage(assoc->usage, factor, tres_cnt);
+        if (assoc->leaf_usage != nullptr && assoc->leaf_usage != assoc->usage) {
+          decay_usage(assoc->leaf_usage, factor, tres_cnt);
+        }
+      }
+      list_iterator_destroy(it);
+      if (assoc_mgr_qos_list != nullptr) {
+        it = list_iterator_create(assoc_mgr_qos_list);
+        while (auto* qos = static_cast<slurmdb_qos_rec_t*>(list_next(it))) {
+          if ((qos->flags & QOS_FLAG_NO_DECAY) || qos->usage == nullptr) continue;
+          qos->usage->usage_raw *= factor;
+          for (int i = 0; i < tres_cnt; ++i) qos->usage->usage_tres_raw[i] *= factor;
+          qos->usage->grp_used_wall *= factor;
+        }
+        list_iterator_destroy(it);
+      }
+    }
+    if (job_list != nullptr) {
+      ListIterator it = list_iterator_create(job_list);
+      while (auto* job = static_cast<job_record_t*>(list_next(it))) {
+        if (!IS_JOB_RUNNING(job)) continue;
+        add_job_usage(job, static_cast<double>(now - accrual_start(job, last_ran)), tres_cnt);
+      }
+      list_iterator_destroy(it);
+    }
+  }
+  set_children_usage_efctv(assoc_mgr_root_assoc->usage->children_list);
+  assoc_mgr_unlock(&locks);
+}
+
+void accrue_job_tail(job_record_t* job, int64_t last_ran) {
+  if (last_ran <= 0 || job->start_time == 0) return;
+  const int64_t end = job->end_time > 0 ? job->end_time : time(nullptr);
+  const int64_t seconds = end - accrual_start(job, last_ran);
+  if (seconds <= 0) return;
+  assoc_mgr_lock_t locks{};
+  locks.assoc = WRITE_LOCK;
+  locks.qos = WRITE_LOCK;
+  locks.tres = READ_LOCK;
+  assoc_mgr_lock(&locks);
+  add_job_usage(job, static_cast<double>(seconds), slurmctld_tres_cnt);
+  assoc_mgr_unlock(&locks);
+}
+
+void set_assoc_usage(slurmdb_assoc_rec_t* assoc) {
+  // multifactor's set_assoc_usage_norm.
+  if (assoc_mgr_root_assoc->usage->usage_raw == 0) {
+    assoc->usage->usage_norm = 0;
+  } else {
+    assoc->usage->usage_norm = assoc->usage->usage_raw / assoc_mgr_root_assoc->usage->usage_raw;
+    if (assoc->usage->usage_norm > 1) assoc->usage->usage_norm = 1;
+  }
+  // multifactor's _set_assoc_usage_efctv, classic branch.
+  if (assoc->usage->fs_assoc_ptr == nullptr || assoc->usage->fs_assoc_ptr == assoc_mgr_root_assoc) {
+    assoc->usage->usage_efctv = assoc->usage->usage_norm;
+  } else if (assoc->shares_raw == SLURMDB_FS_USE_PARENT) {
+    assoc->usage->usage_efctv = assoc->usage->fs_assoc_ptr->usage->usage_efctv;
+  } else {
+    set_usage_efctv(assoc);
+  }
+}
+
+double fs_factor(long double usage_efctv, long double shares_norm) {
+  if (is_no_val(usage_efctv) || shares_norm <= 0) return 0.0;
+  const double damp = slurm_conf.fs_dampening_factor > 0 ? slurm_conf.fs_dampening_factor : 1;
+  return std::pow(2.0, -static_cast<double>(usage_efctv / shares_norm) / damp);
+}
+
+void release_run_seconds(job_record_t* job) {
+  if (job->tres_alloc_cnt == nullptr) return;
+  const int tres_cnt = slurmctld_tres_cnt;
+  const uint64_t limit_secs = static_cast<uint64_t>(job->time_limit) * 60;
+  std::vector<uint64_t> unused(static_cast<size_t>(tres_cnt), 0);
+  for (int i = 0; i < tres_cnt; ++i) {
+    if (job->tres_alloc_cnt[i] == NO_CONSUME_VAL64) continue;
+    unused[i] = job->tres_alloc_cnt[i] * limit_secs;
+  }
+  assoc_mgr_lock_t locks{};
+  locks.assoc = WRITE_LOCK;
+  locks.qos = WRITE_LOCK;
+  assoc_mgr_lock(&locks);
+  const auto subtract = [&](uint64_t* run_secs) {
+    for (int i = 0; i < tres_cnt; ++i) {
+      run_secs[i] = unused[i] > run_secs[i] ? 0 : run_secs[i] - unused[i];
+    }
+  };
+  if (job->qos_ptr != nullptr && job->qos_ptr->usage != nullptr) {
+    subtract(job->qos_ptr->usage->grp_used_tres_run_secs);
+  }
+  for (slurmdb_assoc_rec_t* a = job->assoc_ptr; a != nullptr; a = a->usage->parent_assoc_ptr) {
+    subtract(a->usage->grp_used_tres_run_secs);
+  }
+  assoc_mgr_unlock(&locks);
+}
+
+}  // namespace shareq::priority

@@ -1,0 +1,254 @@
+"""Quota shares on the real cluster: borrowing, reclaim, in-share priority preemption, limits.
+
+Each test installs its own shareq.conf through `scontrol reconfigure` (the reconfigure path is
+itself under test) and restores the cluster's file afterwards. Node-unit jobs use --exclusive so
+that one job is one node, as on a GPU cluster where jobs take whole instances.
+"""
+
+import re
+import time
+
+import pytest
+
+from slurm import wait_until
+
+BASE = """
+Family=p4 Partitions=p4 Capacity=node={p4_capacity}
+Family=p5 Partitions=p5 Capacity=gres/gpu=32
+Share=ProdExp1 Family=p4 Quota=node={q1} {p1_extra}
+Share=ProdExp2 Family=p4 Quota=node={q2} {p2_extra}
+Share=ProdExp2 Family=p5 Quota=gres/gpu=16
+Share=Research Family=p5 Quota=gres/gpu=16 {research_extra}
+DefaultPriority=50
+InSharePreemption=yes
+ReclaimMinRuntime={min_runtime}
+PreemptGraceTime={grace}
+"""
+
+
+def conf(p4_capacity=4, q1=2, q2=2, p1_extra="", p2_extra="", research_extra="",
+         min_runtime=0, grace=0):
+    return BASE.format(**locals())
+
+
+@pytest.fixture(autouse=True)
+def needs_shareq_plugins(cluster):
+    if cluster.stock:
+        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
+
+
+@pytest.fixture
+def shares(clean_queue):
+    """Installs a shareq.conf for one test; puts the cluster's own back afterwards."""
+    c = clean_queue
+    path = c.dir / "etc" / "shareq.conf"
+    original = path.read_text()
+    c.install_shareq_conf(original)
+    yield c
+    c.cancel_all()
+    c.install_shareq_conf(original)
+
+
+def node_job(c, user, share, script="sleep 300", priority=None, *extra):
+    args = ["-p", "p4", "-N", "1", "--exclusive", f"--share={share}", "--requeue"]
+    if priority is not None:
+        args.append(f"--share-priority={priority}")
+    return c.sbatch(user, *args, *extra, script=script)
+
+
+def gpu_job(c, user, share, gpus, priority, script="sleep 300"):
+    return c.sbatch(user, "-p", "p5", f"--gres=gpu:{gpus}", f"--share={share}",
+                    f"--share-priority={priority}", "--requeue", script=script)
+
+
+def running_count(c, account, partition="p4"):
+    out = c.run(["squeue", "-h", "-t", "RUNNING", "-A", account, "-p", partition, "-o", "%D"])
+    return sum(int(n) for n in out.stdout.split())
+
+
+def reason(c, job):
+    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
+
+
+def restarts(c, job):
+    info = c.job(job)
+    return int(info.get("Restarts", "0")) if info else 0
+
+
+# ---- borrowing and reclaim (the seed's Figure 1) -------------------------------------------
+
+def test_idle_quota_is_borrowed_and_reclaimed_down_to_exactly_the_quota(shares):
+    c = shares
+    c.install_shareq_conf(conf())
+    owner_first = node_job(c, "bob", "prodexp2")
+    c.wait_state(owner_first, "RUNNING")
+    borrowers = [node_job(c, "alice", "prodexp1", script="sleep 120") for _ in range(3)]
+    for job in borrowers:
+        c.wait_state(job, "RUNNING")  # prodexp1 runs 3 on a quota of 2: it borrows 1
+    assert running_count(c, "prodexp1") == 3
+
+    owner_second = node_job(c, "bob", "prodexp2")  # within prodexp2's quota: reclaims
+    c.wait_state(owner_second, "RUNNING", timeout=60)
+    requeued = [job for job in borrowers if restarts(c, job) >= 1]
+    assert len(requeued) == 1, "exactly one borrowed job is reclaimed"
+    assert requeued[0] == max(borrowers), "the youngest borrowed job goes first"
+    assert running_count(c, "prodexp1") == 2, "the borrower ends exactly at its quota"
+    assert running_count(c, "prodexp2") == 2
+    assert c.job_state(requeued[0]) == "PENDING"
+
+    c.run(["scancel", str(owner_first), str(owner_second)])
+    for job in borrowers:
+        c.wait_state(job, "COMPLETED", timeout=300)
+
+
+def test_within_quota_jobs_are_ordered_before_borrowers(shares):
+    c = shares
+    c.install_shareq_conf(conf())
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    # Both wait for capacity; prodexp2 is under its quota, prodexp1 would borrow further.
+    borrower = node_job(c, "alice", "prodexp1", "sleep 1", 99)
+    owner = node_job(c, "bob", "prodexp2", "sleep 1", 1)
+
+    def priorities():
+        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
+        return {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+
+    prios = wait_until("both jobs pending", lambda: len(priorities()) >= 1 and priorities())
+    if owner in prios and borrower in prios:
+        assert prios[owner] > prios[borrower]
+    sprio = c.run(["sprio", "-h", "-j", f"{owner},{borrower}"])
+    assert sprio.returncode == 0 and str(owner) in sprio.stdout, sprio.stdout + sprio.stderr
+
+
+# ---- in-share priority preemption (the seed's Figure 2) ------------------------------------
+
+def test_higher_priority_job_preempts_only_the_lowest_priority_job_of_its_share(shares):
+    c = shares
+    c.install_shareq_conf(conf(research_extra="BorrowLimit=gres/gpu=0"))
+    jobs = {p: gpu_job(c, "bob", "research", 4, p) for p in (80, 50, 30, 10)}
+    for job in jobs.values():
+        c.wait_state(job, "RUNNING")
+
+    low = gpu_job(c, "bob", "research", 4, 5, script="sleep 1")
+    wait_until("the priority-5 job to be considered",
+               lambda: reason(c, low) not in ("", "None") and reason(c, low))
+    assert all(restarts(c, j) == 0 for j in jobs.values()), "priority 5 preempts nothing"
+    assert c.job_state(low) == "PENDING"
+
+    high = gpu_job(c, "bob", "research", 4, 90, script="sleep 1")
+    c.wait_state(high, ["RUNNING", "COMPLETED"], timeout=60)
+    assert restarts(c, jobs[10]) == 1, "the priority-10 job is preempted"
+    assert all(restarts(c, jobs[p]) == 0 for p in (80, 50, 30))
+    info = c.job(jobs[10])
+    assert info["Account"] == "research"
+    assert "priority=10" in info["AdminComment"], "a requeued job keeps its share and priority"
+
+
+# ---- limits ---------------------------------------------------------------------------------
+
+def test_borrow_limit_caps_a_share_with_idle_nodes_left(shares):
+    c = shares
+    c.install_shareq_conf(conf(p2_extra="BorrowLimit=node=1"))
+    jobs = [node_job(c, "bob", "prodexp2") for _ in range(4)]
+    for job in jobs[:3]:
+        c.wait_state(job, "RUNNING")
+    wait_until("the 4th job's reason", lambda: "borrow limit" in reason(c, jobs[3]))
+    assert c.job_state(jobs[3]) == "PENDING"
+    assert running_count(c, "prodexp2") == 3
+
+
+def test_lend_limit_caps_what_others_may_borrow_from_a_share(shares):
+    c = shares
+    c.install_shareq_conf(conf(p1_extra="LendLimit=node=1"))
+    jobs = [node_job(c, "bob", "prodexp2") for _ in range(4)]
+    for job in jobs[:3]:
+        c.wait_state(job, "RUNNING")
+    wait_until("the 4th job's reason", lambda: reason(c, jobs[3]).startswith("shareq"))
+    assert c.job_state(jobs[3]) == "PENDING"
+    assert running_count(c, "prodexp2") == 3
+
+
+def test_family_capacity_below_the_partition_size_is_never_exceeded(shares):
+    c = shares
+    c.install_shareq_conf(conf(p4_capacity=3, q1=2, q2=1))
+    jobs = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in jobs[:3]:
+        c.wait_state(job, "RUNNING")
+    wait_until("the 4th job's reason", lambda: "capacity" in reason(c, jobs[3]))
+    assert running_count(c, "prodexp1") == 3
+    out = c.run(["sinfo", "-h", "-p", "p4", "-t", "idle", "-o", "%D"]).stdout.strip()
+    assert out == "1", "a node stays idle: the site reserved only 3"
+
+
+# ---- reclaim timing and grace ---------------------------------------------------------------
+
+def test_borrowed_jobs_are_not_reclaimed_before_reclaim_min_runtime(shares):
+    c = shares
+    c.install_shareq_conf(conf(min_runtime=15))
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    started = time.time()
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")
+    wait_until("the reclaim reason", lambda: "ReclaimMinRuntime" in reason(c, owner), timeout=10)
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=90)
+    assert time.time() - started >= 10, "reclaimed before ReclaimMinRuntime"
+    assert sum(1 for job in fill if restarts(c, job) >= 1) == 1
+
+
+def test_victim_gets_sigterm_grace_time_before_requeue(shares):
+    """Slurm signals a victim's job steps (srun: how training runs) when its grace time starts."""
+    c = shares
+    c.install_shareq_conf(conf(grace=10))
+    marker = c.jobs_dir / "grace.marker"
+    marker.unlink(missing_ok=True)
+    script = (f"srun bash -c \"trap 'echo got-TERM >> {marker}; exit 0' TERM; "
+              "sleep 300 & wait\"")
+    fill = [node_job(c, "alice", "prodexp1", script) for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")
+    wait_until("the victim to get SIGTERM",
+               lambda: marker.exists() and "got-TERM" in marker.read_text(), timeout=60)
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=60)
+
+
+# ---- reconfiguration and restart ------------------------------------------------------------
+
+def test_reconfigure_applies_a_good_file_and_keeps_the_old_one_on_a_bad_file(shares):
+    c = shares
+    c.install_shareq_conf(conf().replace("DefaultPriority=50", "DefaultPriority=70"))
+    job = c.sbatch("alice", "-p", "p4", "--hold", script="true")
+    assert "priority=70" in c.job(job)["AdminComment"]
+
+    bad = conf().replace("DefaultPriority=50", "DefaultPriority=150")
+    c.install_shareq_conf(bad, expect_good=False)
+    log = (c.dir / "log" / "slurmctld.log").read_text()
+    assert re.search(r"shareq: .*shareq\.conf:\d+: DefaultPriority", log), log[-2000:]
+    job = c.sbatch("alice", "-p", "p4", "--hold", script="true")
+    assert "priority=70" in c.job(job)["AdminComment"], "the previous good file stays"
+
+
+def test_slurmctld_restart_during_a_borrow_loses_nothing(shares):
+    c = shares
+    c.install_shareq_conf(conf())
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    # Priority 10, below the running jobs: it cannot preempt inside its own share.
+    pending = node_job(c, "alice", "prodexp1", "sleep 1", 10)
+    before = c.run(["squeue", "-h", "-j", str(pending), "-o", "%Q"]).stdout.strip()
+    usage_before = c.share_raw_usage("prodexp1")
+
+    c.restart_slurmctld()
+    for job in fill:
+        assert c.job_state(job) == "RUNNING", f"job {job} lost its run across the restart"
+    after = c.run(["squeue", "-h", "-j", str(pending), "-o", "%Q"]).stdout.strip()
+    assert after == before
+    assert c.share_raw_usage("prodexp1") >= usage_before > 0
+
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")  # decisions unchanged: it reclaims
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=60)
+    assert sum(1 for job in fill if restarts(c, job) >= 1) == 1
