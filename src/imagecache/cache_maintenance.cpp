@@ -1,0 +1,151 @@
+// Pins, listing, LRU eviction and stale-temp cleanup of the image cache.
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+
+#include "imagecache/fs_util.hpp"
+#include "imagecache/image_cache.hpp"
+#include "warm/digest_file.hpp"
+
+namespace shareq::imagecache {
+namespace {
+
+struct DirCloser {
+  void operator()(DIR* dir) const { ::closedir(dir); }
+};
+
+// The names in `dir` (not "." or ".."); a missing directory is empty.
+Result<std::vector<std::string>> list_dir(const std::string& dir) {
+  std::unique_ptr<DIR, DirCloser> handle(::opendir(dir.c_str()));
+  if (!handle) {
+    if (errno == ENOENT) return std::vector<std::string>{};
+    return Error{"image", "cannot list " + dir + ": " + fs::errno_text(errno)};
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(handle.get())) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<bool> check_pin_args(std::string_view digest, std::string_view holder) {
+  if (!warm::is_sha256_hex(digest, false)) {
+    return Error{"image", "pin: \"" + std::string(digest) + "\" is not a sha256 digest"};
+  }
+  if (!valid_holder(holder)) {
+    return Error{"image", "pin: invalid holder \"" + std::string(holder) + "\""};
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<bool> ImageCache::pin_locked(std::string_view digest, std::string_view holder) const {
+  const std::string dir = pin_dir(digest);
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Error{"image", "cannot create " + dir + ": " + fs::errno_text(errno)};
+  }
+  const std::string path = dir + "/" + std::string(holder);
+  fs::UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (fd.valid()) return true;
+  if (errno == EEXIST) return false;
+  return Error{"image", "cannot create pin " + path + ": " + fs::errno_text(errno)};
+}
+
+Result<bool> ImageCache::pin(std::string_view digest, std::string_view holder) const {
+  Result<bool> ok = check_pin_args(digest, holder);
+  if (!ok) return ok;
+  Result<fs::FileLock> lock = fs::FileLock::acquire(lock_path(digest), options_.lock_timeout_ms);
+  if (!lock) return lock.error();
+  return pin_locked(digest, holder);
+}
+
+Result<bool> ImageCache::unpin(std::string_view digest, std::string_view holder) const {
+  Result<bool> ok = check_pin_args(digest, holder);
+  if (!ok) return ok;
+  Result<fs::FileLock> lock = fs::FileLock::acquire(lock_path(digest), options_.lock_timeout_ms);
+  if (!lock) return lock.error();
+  const std::string dir = pin_dir(digest);
+  const std::string path = dir + "/" + std::string(holder);
+  if (::unlink(path.c_str()) != 0) {
+    if (errno == ENOENT) return false;
+    return Error{"image", "cannot remove pin " + path + ": " + fs::errno_text(errno)};
+  }
+  ::rmdir(dir.c_str());  // fails harmlessly while other holders remain
+  return true;
+}
+
+Result<std::vector<std::string>> ImageCache::holders(std::string_view digest) const {
+  if (!warm::is_sha256_hex(digest, false)) {
+    return Error{"image", "\"" + std::string(digest) + "\" is not a sha256 digest"};
+  }
+  return list_dir(pin_dir(digest));
+}
+
+Result<std::vector<warm::CacheEntry>> ImageCache::entries() const {
+  Result<std::vector<std::string>> names = list_dir(options_.cache_dir + "/sha256");
+  if (!names) return names.error();
+  std::vector<warm::CacheEntry> entries;
+  for (const std::string& name : names.value()) {
+    struct stat st {};
+    if (!warm::is_sha256_hex(name, false) || ::lstat(image_path(name).c_str(), &st) != 0 ||
+        !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    Result<std::vector<std::string>> pins = holders(name);
+    const bool pinned = !pins || !pins.value().empty();  // unreadable pins: keep the image
+    entries.push_back({name, static_cast<int64_t>(st.st_size), st.st_mtime, pinned});
+  }
+  return entries;
+}
+
+Result<std::vector<std::string>> ImageCache::evict(int64_t incoming, std::string_view keep) const {
+  const std::string lock_file = options_.cache_dir + "/locks/evict.lock";
+  Result<fs::FileLock> pass = fs::FileLock::acquire(lock_file, options_.lock_timeout_ms);
+  if (!pass) return pass.error();
+  Result<std::vector<warm::CacheEntry>> list = entries();
+  if (!list) return list.error();
+  std::vector<warm::CacheEntry> all = std::move(list).value();
+  for (warm::CacheEntry& entry : all) entry.pinned = entry.pinned || entry.digest == keep;
+  const warm::EvictionPlan plan = warm::plan_eviction(all, options_.capacity_bytes, incoming);
+  std::vector<std::string> evicted;
+  for (const std::string& digest : plan.evict) {
+    Result<fs::FileLock> lock = fs::FileLock::try_acquire(lock_path(digest));
+    if (!lock || !lock.value().held()) continue;  // in use right now: leave it
+    Result<std::vector<std::string>> pins = holders(digest);
+    if (!pins || !pins.value().empty()) continue;  // pinned since the listing
+    if (::unlink(image_path(digest).c_str()) == 0 || errno == ENOENT) evicted.push_back(digest);
+  }
+  return evicted;
+}
+
+Result<int> ImageCache::remove_stale_temps(Time now, int64_t max_age_s) const {
+  const std::string dir = options_.cache_dir + "/sha256";
+  Result<std::vector<std::string>> names = list_dir(dir);
+  if (!names) return names.error();
+  int removed = 0;
+  for (const std::string& name : names.value()) {
+    struct stat st {};
+    const std::string path = dir + "/" + name;
+    if (name.rfind(".tmp-", 0) != 0 || ::lstat(path.c_str(), &st) != 0) continue;
+    if (st.st_mtime > now - max_age_s) continue;
+    const std::string digest = name.substr(5, 64);
+    if (warm::is_sha256_hex(digest, false)) {
+      Result<fs::FileLock> lock = fs::FileLock::try_acquire(lock_path(digest));
+      if (!lock || !lock.value().held()) continue;  // a fetch is running
+      if (::unlink(path.c_str()) == 0) ++removed;
+    } else if (::unlink(path.c_str()) == 0) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
+}  // namespace shareq::imagecache

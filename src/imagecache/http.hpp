@@ -1,0 +1,23 @@
+// HTTP(S) transfers with libcurl (internal header). Bounded: connect timeout, stall timeout,
+// optional whole-transfer timeout; only http and https, also across redirects; no signals.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "imagecache/store.hpp"
+#include "result.hpp"
+
+namespace shareq::imagecache {
+
+// GETs a small document (at most max_bytes). Errors: HTTP status >= 400, transfer failure,
+// larger than max_bytes. The message names the URL and the cause.
+Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
+                                   const TransferLimits& limits);
+
+// GETs `url` into `fd`, feeding `hash`. Result: bytes written. Errors: HTTP status >= 400,
+// connection closed early, timeout, write failure (its errno text, e.g. "No space left").
+Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
+                              const TransferLimits& limits);
+
+}  // namespace shareq::imagecache

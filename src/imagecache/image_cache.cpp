@@ -1,0 +1,209 @@
+#include "imagecache/image_cache.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <random>
+#include <vector>
+
+#include "imagecache/fs_util.hpp"
+#include "imagecache/sha256.hpp"
+
+namespace shareq::imagecache {
+namespace {
+
+constexpr size_t kChunk = size_t{1} << 20;
+
+Error image_error(const std::string& name, const std::string& cause) {
+  return Error{"image", "image " + name + ": " + cause};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+Result<std::string> hash_file(const std::string& path) {
+  fs::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd.valid()) return Error{"image", path + ": " + fs::errno_text(errno)};
+  Sha256 hash;
+  std::vector<char> buf(kChunk);
+  while (true) {
+    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{"image", path + ": " + fs::errno_text(errno)};
+    if (n == 0) return hash.finish();
+    hash.update(buf.data(), static_cast<size_t>(n));
+  }
+}
+
+void touch(const std::string& path, Time now) {
+  const struct timespec times[2] = {{now, 0}, {now, 0}};
+  ::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
+void sync_directory(const std::string& dir) {
+  fs::UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.valid()) ::fsync(fd.get());
+}
+
+// A new temporary file beside the cache entry, O_EXCL and 0600.
+Result<std::pair<std::string, fs::UniqueFd>> create_temp(const std::string& dir,
+                                                         const std::string& digest) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const std::string path =
+        dir + "/.tmp-" + digest + "-" + std::to_string(::getpid()) + "-" + std::to_string(random());
+    fs::UniqueFd fd(
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (fd.valid()) return std::make_pair(path, std::move(fd));
+    if (errno != EEXIST) {
+      return Error{"image", "cannot create a file in " + dir + ": " + fs::errno_text(errno)};
+    }
+  }
+  return Error{"image", "cannot find a free temporary name in " + dir};
+}
+
+// fsync, chmod 0444, close, rename into place, fsync the directory.
+Result<bool> publish(fs::UniqueFd fd, const std::string& temp, const std::string& path) {
+  if (::fsync(fd.get()) != 0) return Error{"image", "fsync: " + fs::errno_text(errno)};
+  if (::fchmod(fd.get(), 0444) != 0) return Error{"image", "chmod: " + fs::errno_text(errno)};
+  if (const int err = fd.close(); err != 0) return Error{"image", "close: " + fs::errno_text(err)};
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    return Error{"image", "rename into place: " + fs::errno_text(errno)};
+  }
+  sync_directory(path.substr(0, path.rfind('/')));
+  return true;
+}
+
+}  // namespace
+
+CacheOptions CacheOptions::from_config(const Config& config) {
+  CacheOptions options;
+  options.store = config.image_store;
+  options.cache_dir = config.image_cache_dir;
+  options.capacity_bytes = config.image_cache_size_bytes;
+  return options;
+}
+
+bool valid_holder(std::string_view holder) {
+  if (holder.empty() || holder.size() > 64 || holder.front() == '.') return false;
+  for (char c : holder) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Result<ImageCache> ImageCache::open(CacheOptions options) {
+  Result<ImageStore> store = ImageStore::parse(options.store);
+  if (!store) return store.error();
+  while (options.cache_dir.size() > 1 && options.cache_dir.back() == '/') {
+    options.cache_dir.pop_back();
+  }
+  if (options.cache_dir.empty() || options.cache_dir.front() != '/') {
+    return Error{"ImageCacheDir", "\"" + options.cache_dir + "\" is not an absolute path"};
+  }
+  for (const char* sub : {"", "/sha256", "/locks", "/pins"}) {
+    Result<bool> made = fs::ensure_private_dir(options.cache_dir + sub, 0755);
+    if (!made) return Error{"ImageCacheDir", made.error().message};
+  }
+  return ImageCache(std::move(options), std::move(store).value());
+}
+
+std::string ImageCache::image_path(std::string_view digest) const {
+  return options_.cache_dir + "/sha256/" + std::string(digest);
+}
+
+std::string ImageCache::lock_path(std::string_view digest) const {
+  return options_.cache_dir + "/locks/" + std::string(digest) + ".lock";
+}
+
+std::string ImageCache::pin_dir(std::string_view digest) const {
+  return options_.cache_dir + "/pins/" + std::string(digest);
+}
+
+Result<std::string> ImageCache::resolve(const ImageRef& ref) const {
+  Result<std::string> published = store_.published_digest(ref.name, options_.transfer);
+  if (!published) return published;
+  if (ref.sha256 && *ref.sha256 != published.value()) {
+    return image_error(ref.name, "pinned digest sha256:" + *ref.sha256 +
+                                     " does not match the store's sha256:" + published.value());
+  }
+  return published;
+}
+
+Result<int64_t> ImageCache::fetch_verified(const std::string& name,
+                                           const std::string& digest) const {
+  const std::string path = image_path(digest);
+  auto temp = create_temp(options_.cache_dir + "/sha256", digest);
+  if (!temp) return image_error(name, temp.error().message);
+  const std::string temp_path = temp.value().first;
+  fs::UniqueFd fd = std::move(temp).value().second;
+  auto fail = [&](const Error& error) -> Error {
+    ::unlink(temp_path.c_str());
+    return error;
+  };
+  Sha256 hash;
+  Result<int64_t> size = store_.fetch(name, fd.get(), hash, options_.transfer);
+  if (!size) return fail(size.error());
+  const std::string got = hash.finish();
+  if (got != digest) {
+    return fail(image_error(name, "digest mismatch: expected sha256:" + digest + ", got sha256:" +
+                                      got + " (corrupt or changed in the store); not cached"));
+  }
+  Result<bool> published = publish(std::move(fd), temp_path, path);
+  if (!published) return fail(image_error(name, published.error().message));
+  return size;
+}
+
+Result<CachedImage> ImageCache::ensure_cached(const ImageRef& ref, std::string_view holder,
+                                              Time now) const {
+  if (!holder.empty() && !valid_holder(holder)) {
+    return image_error(ref.name, "invalid pin holder \"" + std::string(holder) + "\"");
+  }
+  std::string digest;
+  if (ref.sha256 && exists(image_path(*ref.sha256))) {
+    digest = *ref.sha256;
+  } else {
+    Result<std::string> resolved = resolve(ref);
+    if (!resolved) return resolved.error();
+    digest = std::move(resolved).value();
+  }
+  return serve_cached(ref, digest, holder, now);
+}
+
+Result<CachedImage> ImageCache::serve_cached(const ImageRef& ref, const std::string& digest,
+                                             std::string_view holder, Time now) const {
+  CachedImage image{ref.name, digest, image_path(digest), 0, false};
+  {
+    Result<fs::FileLock> lock = fs::FileLock::acquire(lock_path(digest), options_.lock_timeout_ms);
+    if (!lock) return image_error(ref.name, lock.error().message);
+    bool have = exists(image.path);
+    if (have && options_.verify_cached) {
+      Result<std::string> got = hash_file(image.path);
+      have = got && got.value() == digest;
+      if (!have) ::unlink(image.path.c_str());
+    }
+    if (!have) {
+      (void)evict(store_.size_hint(ref.name), digest);  // best effort: room before fetching
+      Result<int64_t> size = fetch_verified(ref.name, digest);
+      if (!size) return size.error();
+      image.fetched = true;
+    }
+    touch(image.path, now);
+    struct stat st {};
+    if (::stat(image.path.c_str(), &st) == 0) image.size = st.st_size;
+    if (!holder.empty()) {
+      Result<bool> pinned = pin_locked(digest, holder);
+      if (!pinned) return image_error(ref.name, pinned.error().message);
+    }
+  }
+  if (image.fetched) (void)evict(0, digest);  // best effort: back under capacity
+  return image;
+}
+
+}  // namespace shareq::imagecache

@@ -1,0 +1,49 @@
+// Where images come from (internal header): a directory or an http(s):// URL holding NAME and
+// NAME.sha256.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "result.hpp"
+
+namespace shareq::imagecache {
+
+class Sha256;
+
+// Transfer limits for HTTP stores.
+struct TransferLimits {
+  int64_t connect_timeout_s = 10;
+  int64_t stall_timeout_s = 60;    // abort when under 1 KiB/s for this long
+  int64_t transfer_timeout_s = 0;  // whole transfer; 0 = no limit
+};
+
+class ImageStore {
+ public:
+  // "/srv/images" or "http(s)://host[:port]/path". Errors: empty, relative path, other scheme.
+  static Result<ImageStore> parse(const std::string& location);
+
+  [[nodiscard]] bool is_http() const { return http_; }
+  // LOCATION/NAME (and LOCATION/NAME.sha256); `name` is already a valid image name.
+  [[nodiscard]] std::string url_of(const std::string& name) const;
+
+  // The published digest of `name` (NAME.sha256, parsed by parse_digest_file), lower-case.
+  // Errors name the image: missing, unreadable, malformed, HTTP status, timeout.
+  [[nodiscard]] Result<std::string> published_digest(const std::string& name,
+                                                     const TransferLimits& limits) const;
+
+  // The size of NAME when the store can tell before fetching (directory stores); -1 otherwise.
+  [[nodiscard]] int64_t size_hint(const std::string& name) const;
+
+  // Streams NAME into `fd`, feeding `hash` as it goes. Result: the bytes written. Errors name
+  // the image and the cause (missing, short read, write error such as ENOSPC, HTTP status,
+  // interrupted transfer, timeout); whatever was written then is the caller's to remove.
+  [[nodiscard]] Result<int64_t> fetch(const std::string& name, int fd, Sha256& hash,
+                                      const TransferLimits& limits) const;
+
+ private:
+  std::string location_;  // without a trailing '/'
+  bool http_ = false;
+};
+
+}  // namespace shareq::imagecache

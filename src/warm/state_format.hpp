@@ -1,0 +1,36 @@
+// The warm-pool registry as text, so slurmctld keeps its pools across a restart.
+//
+// Version 1, one record per line, fields "key=value" separated by one space, every key once:
+//   shareq-warm-pools 1
+//   next-id 43
+//   pool id=42 status=reused created=1000 expires=1900 origin=17 reused=18,19 user=alice
+//        uid=1001 account=prodexp1 partition=p4 image=<64 hex or empty> nodes=n1,n2
+//        match=image,account,user,partition,nodes dir=/var/lib/shareq/warm/wp-42
+//   end
+// (each pool on one line). Text values are percent-encoded: bytes other than [A-Za-z0-9_.:/@+-]
+// are written %XX, so ' ', ',' and '=' never appear raw. Lists are comma-separated; an empty
+// value is an empty list. The final "end" line tells a complete file from a truncated one.
+// Only live pools (available, in-use, reused) are kept; the key is rebuilt from the pool's facts
+// and its own match fields.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "result.hpp"
+#include "warm/registry.hpp"
+
+namespace shareq::warm {
+
+inline constexpr int kStateFormatVersion = 1;
+
+// The registry as text (deterministic: pools by id).
+std::string format_registry(const WarmPoolRegistry& registry);
+
+// Parses what format_registry wrote, with `settings` for the new registry. Never throws and
+// never crashes; any malformed, truncated or inconsistent input (unknown version, unknown or
+// repeated key, bad number, digest or path, a node in two pools...) is an Error whose field is
+// "warm pool state" and whose message names the line: "line 3: pool: uid: ...".
+Result<WarmPoolRegistry> parse_registry(std::string_view text, WarmSettings settings);
+
+}  // namespace shareq::warm
