@@ -22,3 +22,6 @@ extern "C" {
 #pragma weak slurmctld_tres_cnt
 #pragma weak last_job_update
 #pragma weak acct_db_conn
+#pragma weak last_node_update
+#pragma weak node_record_count
+#pragma weak node_record_table_ptr

@@ -10,6 +10,7 @@
 
 #include "boundary.hpp"
 #include "config_state.hpp"
+#include "image_digest.hpp"
 #include "slurm_ctld.hpp"
 #include "submit_shim.h"
 
@@ -51,6 +52,28 @@ std::shared_ptr<const shareq_conf_t> current_config() {
   return {loaded, &loaded->conf};
 }
 
+// The image digest the job will run (image_digest.hpp), as SHAREQ_IMAGE_DIGEST in its
+// spank_job_env: the warm-pool key and the node's fetch both use it. An unknown image, an
+// unreachable store or a pinned digest the store does not publish is refused here.
+int fix_image_digest(const shareq::Config& config, job_desc_msg_t* job_desc, char** err_msg) {
+  shareq_env_unset(&job_desc->spank_job_env, &job_desc->spank_job_env_size,
+                   "SHAREQ_IMAGE_DIGEST");
+  const char* image =
+      shareq_env_get(job_desc->spank_job_env, job_desc->spank_job_env_size, "SHAREQ_IMAGE");
+  if (image == nullptr || image[0] == '\0') return SLURM_SUCCESS;
+  const shareq::submit::DigestOutcome out = shareq::submit::resolve_image_digest(config, image);
+  if (!out.problem.empty()) {
+    if (err_msg != nullptr) {
+      xfree(*err_msg);
+      *err_msg = xstrdup(("shareq: " + out.problem).c_str());
+    }
+    return SLURM_ERROR;
+  }
+  shareq_env_set(&job_desc->spank_job_env, &job_desc->spank_job_env_size, "SHAREQ_IMAGE_DIGEST",
+                 out.digest.c_str());
+  return SLURM_SUCCESS;
+}
+
 int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   const std::string account =
       job_desc->account != nullptr ? job_desc->account : default_account(job_desc->user_id);
@@ -59,7 +82,8 @@ int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   shareq_job_fields_t fields{&job_desc->account, &job_desc->admin_comment, &job_desc->spank_job_env,
                              &job_desc->spank_job_env_size};
   const std::shared_ptr<const shareq_conf_t> conf = current_config();
-  const int rc = shareq_admit(conf.get(), &admission, &fields, err_msg);
+  int rc = shareq_admit(conf.get(), &admission, &fields, err_msg);
+  if (rc == SLURM_SUCCESS && conf) rc = fix_image_digest(conf->config, job_desc, err_msg);
   if (rc != SLURM_SUCCESS) {
     info("shareq: job_submit: refused a job of uid %u: %s", job_desc->user_id,
          (err_msg != nullptr && *err_msg != nullptr) ? *err_msg : "(no message)");

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "slurmctld_headers.hpp"
 #include "sprio_factors.h"
 #include "usage_store.hpp"
+#include "warm_pools.hpp"
 
 namespace shareq::priority {
 namespace {
@@ -39,17 +41,64 @@ std::string state_path() {
   return dir.empty() ? std::string() : dir + kStateFile;
 }
 
-// Stores the factors behind `priority` for sprio.
+// Whether `f` already holds exactly what shareq_fill_priority_factors writes for `parts`.
+bool holds_factors(const priority_factors_object_t& f, const shareq_priority_parts_t& parts) {
+  priority_factors_object_t want{};
+  shareq_fill_priority_factors(&parts, &want);
+  return f.priority_tres == nullptr && f.tres_weights == nullptr && f.tres_names == nullptr &&
+         f.tres_cnt == want.tres_cnt && f.priority_age == want.priority_age &&
+         f.priority_assoc == want.priority_assoc && f.priority_fs == want.priority_fs &&
+         f.priority_js == want.priority_js && f.priority_part == want.priority_part &&
+         f.priority_qos == want.priority_qos && f.direct_prio == want.direct_prio &&
+         f.priority_site == want.priority_site && f.nice == want.nice;
+}
+
+// Stores the factors behind `priority` for sprio (nothing to do when they are already there: the
+// periodic pass finds most jobs unchanged).
 void store_factors(job_record_t* job, const shareq_priority_parts_t& parts) {
   if (job->prio_factors == nullptr) {
     job->prio_factors =
         static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+  } else if (holds_factors(*job->prio_factors, parts)) {
+    return;
   }
   priority_factors_object_t* f = job->prio_factors;
   xfree(f->priority_tres);
   xfree(f->tres_weights);
   xfree(f->tres_names);
   shareq_fill_priority_factors(&parts, f);
+}
+
+// The share ranks (policy::rank_shares) for one running snapshot and one usage table. Both are
+// immutable and replaced, never changed, when their inputs change (slurm_jobs.hpp,
+// usage_store.hpp); holding them here keeps their addresses from being reused, so pointer
+// identity says exactly "same inputs". priority_p_set at each submission and the periodic pass
+// then rank the share x family pairs once per change instead of once per job.
+struct RankedShares {
+  std::shared_ptr<const ctld::RunningSnapshot> snapshot;
+  std::shared_ptr<const policy::DecayedUsage> usage;
+  policy::ShareRanks ranks;
+};
+std::mutex g_ranks_mutex;
+std::shared_ptr<const RankedShares> g_ranks;
+
+std::shared_ptr<const RankedShares> ranked_shares(
+    std::shared_ptr<const ctld::RunningSnapshot> snapshot,
+    std::shared_ptr<const policy::DecayedUsage> usage) {
+  const std::lock_guard<std::mutex> lock(g_ranks_mutex);
+  if (!g_ranks || g_ranks->snapshot != snapshot || g_ranks->usage != usage) {
+    auto ranked = std::make_shared<RankedShares>();
+    ranked->ranks = policy::rank_shares(snapshot->ledger(), *usage);
+    ranked->snapshot = std::move(snapshot);
+    ranked->usage = std::move(usage);
+    g_ranks = std::move(ranked);
+  }
+  return g_ranks;
+}
+
+std::shared_ptr<const RankedShares> current_ranks(
+    const std::shared_ptr<const ctld::LoadedConfig>& config) {
+  return ranked_shares(ctld::running_snapshot(config), ctld::usage_store().values(*config));
 }
 
 shareq_priority_parts_t parts_of(const policy::PriorityFactors& p) {
@@ -63,6 +112,8 @@ bool keeps_its_priority(const job_record_t* job) {
   return job->priority == 0 || job->direct_set_prio != 0 || !IS_JOB_PENDING(job);
 }
 
+// Writes only what changed: last_job_update moves only when a priority did (it tells backfill,
+// squeue and the state save that jobs changed).
 void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64_t now) {
   const uint32_t priority = parts.governed ? std::max<uint32_t>(parts.priority, 1) : parts.priority;
   if (job->priority != priority) {
@@ -72,26 +123,21 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
   store_factors(job, parts);
 }
 
-// Step 3: every pending job's priority. Job write lock held.
+// Step 3: every pending job's priority (policy::prioritize, one job at a time from the shared
+// ranks). Job write lock held.
 void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64_t now) {
-  const auto snapshot = ctld::running_snapshot(config);
-  const auto usage = ctld::usage_store().values(*config);
-  std::vector<policy::PendingJob> pending;
-  std::vector<job_record_t*> records;
+  const auto ranked = current_ranks(config);
+  const policy::Ledger& ledger = ranked->snapshot->ledger();
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (keeps_its_priority(job)) continue;
-    if (auto p = ctld::pending_job(*config, job)) {
-      pending.push_back(std::move(*p));
-      records.push_back(job);
+    if (const auto p = ctld::pending_job(*config, job)) {
+      set_priority(job, parts_of(policy::prioritize(ranked->ranks, ledger, *p)), now);
     } else {
       set_priority(job, kOutside, now);
     }
   }
   list_iterator_destroy(it);
-  const std::vector<policy::PriorityFactors> factors =
-      policy::prioritize(snapshot->ledger(), *usage, pending);
-  for (size_t i = 0; i < records.size(); ++i) set_priority(records[i], parts_of(factors[i]), now);
 }
 
 void pass() {
@@ -113,6 +159,13 @@ void pass() {
   g_last_accrual.store(now);
   if (config) reprioritize(config, now);
   unlock_slurmctld(job_write_lock);
+
+  // Warm pools: expiry, nodes that went down, each warm node's Extra (node write lock).
+  slurmctld_lock_t node_write_lock{};
+  node_write_lock.node = WRITE_LOCK;
+  lock_slurmctld(node_write_lock);
+  ctld::warm_periodic(time(nullptr));
+  unlock_slurmctld(node_write_lock);
 
   const std::string path = state_path();
   if (!path.empty()) {
@@ -154,9 +207,9 @@ uint32_t priority_of(job_record_t* job) {
     store_factors(job, kOutside);
     return SHAREQ_OUTSIDE_PRIORITY;
   }
-  const auto snapshot = ctld::running_snapshot(config);
-  const auto usage = ctld::usage_store().values(*config);
-  const policy::PriorityFactors f = policy::prioritize_one(snapshot->ledger(), *usage, *pending);
+  const auto ranked = current_ranks(config);
+  const policy::PriorityFactors f =
+      policy::prioritize(ranked->ranks, ranked->snapshot->ledger(), *pending);
   store_factors(job, parts_of(f));
   return std::max<uint32_t>(f.priority, 1);
 }

@@ -8,8 +8,11 @@
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
 #include "slurm_jobs.hpp"
+#include "warm_pools.hpp"
 
 #pragma weak last_job_update  // slurmctld-only: this plugin also loads in slurmd and clients
+#pragma weak node_record_count  // libslurmfull only; clients load this plugin through libslurm
+#pragma weak node_record_table_ptr
 
 namespace shareq::select {
 namespace {
@@ -19,9 +22,66 @@ namespace policy = shareq::policy;
 // The one reason select_nodes() leaves with its state_desc (see job_test_hook.hpp).
 constexpr uint32_t kShareqReason = WAIT_BLOCK_D_ACTION;
 
-int forward(const JobTestArgs& a, List candidates) {
+int forward_plain(const JobTestArgs& a, List candidates) {
   return cons_tres().ops().job_test(a.job_ptr, a.node_bitmap, a.min_nodes, a.max_nodes, a.req_nodes,
                                     a.mode, candidates, a.preemptee_job_list, a.exc_core_bitmap);
+}
+
+// cons_tres on the candidates minus `drop` (and only within `keep`, when given), without
+// preemption. On success the placement is copied into a.node_bitmap.
+int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, bool keep_only,
+                   const std::vector<std::string>& drop) {
+  bitstr_t* trial = bit_copy(a.node_bitmap);
+  if (keep_only) {
+    bit_clear_all(trial);
+    for (const std::string& name : keep) {
+      node_record_t* node = find_node_record(const_cast<char*>(name.c_str()));
+      if (node != nullptr && bit_test(a.node_bitmap, node->index)) bit_set(trial, node->index);
+    }
+  }
+  for (const std::string& name : drop) {
+    if (node_record_t* node = find_node_record(const_cast<char*>(name.c_str()))) {
+      bit_clear(trial, node->index);
+    }
+  }
+  JobTestArgs t = a;
+  t.node_bitmap = trial;
+  List none = nullptr;
+  t.preemptee_job_list = &none;
+  int rc = SLURM_ERROR;
+  if (bit_set_count(trial) >= static_cast<int>(a.min_nodes)) rc = forward_plain(t, nullptr);
+  if (rc == SLURM_SUCCESS) bit_copybits(a.node_bitmap, trial);
+  FREE_NULL_LIST(none);
+  FREE_NULL_BITMAP(trial);
+  return rc;
+}
+
+// Warm pools in front of cons_tres (placement.hpp's advice): a job that matches a waiting pool
+// whose nodes are all candidates is tried on exactly those nodes first; other pools' warm nodes
+// are forbidden (reserve mode) or tried last (prefer mode: taking them ends their pool, see
+// warm_job_started). TEST_ONLY ("could it ever run") is not restricted.
+int forward(const JobTestArgs& a, List candidates) {
+  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld()) return forward_plain(a, candidates);
+  std::vector<std::string> names;
+  for (int i = 0; i < node_record_count; ++i) {
+    if (bit_test(a.node_bitmap, i) && node_record_table_ptr[i] != nullptr) {
+      names.emplace_back(node_record_table_ptr[i]->name);
+    }
+  }
+  const warm::NodeAdvice advice = ctld::warm_advice(a.job_ptr, names, time(nullptr));
+  for (const std::string& name : advice.forbid) {
+    if (node_record_t* node = find_node_record(const_cast<char*>(name.c_str()))) {
+      bit_clear(a.node_bitmap, node->index);
+    }
+  }
+  if (advice.pool && !advice.prefer.empty() &&
+      try_restricted(a, advice.prefer, true, {}) == SLURM_SUCCESS) {
+    return SLURM_SUCCESS;
+  }
+  if (!advice.avoid.empty() && try_restricted(a, {}, false, advice.avoid) == SLURM_SUCCESS) {
+    return SLURM_SUCCESS;
+  }
+  return forward_plain(a, candidates);
 }
 
 void set_wait_reason(job_record_t* job, const std::string& text) {
@@ -124,7 +184,7 @@ int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
 int job_test(const JobTestArgs& a) {
   job_record_t* job = a.job_ptr;
   if (job == nullptr || job->part_ptr == nullptr || !running_in_slurmctld()) {
-    return forward(a, a.preemptee_candidates);
+    return forward_plain(a, a.preemptee_candidates);
   }
   const auto config = ctld::current_config();
   if (!config) return forward(a, a.preemptee_candidates);

@@ -10,6 +10,7 @@
 #include "cons_tres.hpp"
 #include "job_test_hook.hpp"
 #include "slurm_jobs.hpp"
+#include "warm_pools.hpp"
 
 #ifndef SHAREQ_CONS_TRES_PATH
 #error "SHAREQ_CONS_TRES_PATH must name select_cons_tres.so"
@@ -154,7 +155,17 @@ extern "C" int select_p_job_init(List job_list) {
 extern "C" int select_p_node_init(void) { return ops().node_init(); }
 
 extern "C" int select_p_job_begin(job_record_t* job_ptr) {
-  return allocated(ops().job_begin(job_ptr), job_ptr);
+  const int rc = allocated(ops().job_begin(job_ptr), job_ptr);
+  if (rc == SLURM_SUCCESS && running_in_slurmctld()) {
+    guarded(
+        0,
+        [&] {
+          shareq::ctld::warm_job_started(job_ptr, time(nullptr));
+          return 0;
+        },
+        [](const char* what) { report("job_begin (warm pools)", what); });
+  }
+  return rc;
 }
 
 extern "C" int select_p_job_ready(job_record_t* job_ptr) { return ops().job_ready(job_ptr); }
@@ -174,7 +185,17 @@ extern "C" int select_p_job_signal(job_record_t* job_ptr, int signal) {
 }
 
 extern "C" int select_p_job_fini(job_record_t* job_ptr) {
-  return released(ops().job_fini(job_ptr), job_ptr);
+  const int rc = released(ops().job_fini(job_ptr), job_ptr);
+  if (running_in_slurmctld()) {
+    guarded(
+        0,
+        [&] {
+          shareq::ctld::warm_job_ended(job_ptr, time(nullptr));
+          return 0;
+        },
+        [](const char* what) { report("job_fini (warm pools)", what); });
+  }
+  return rc;
 }
 
 extern "C" int select_p_job_suspend(job_record_t* job_ptr, bool indf_susp) {

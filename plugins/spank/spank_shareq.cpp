@@ -1,11 +1,15 @@
 // spank_shareq.so: the dispatch. Each callback only switches on spank_context() and calls the
 // side that owns that context; every callback is safe to call twice and never throws.
 //   local (srun), allocator (sbatch, salloc): options, client-side checks, forwarding.
-//   remote (slurmstepd): options registered so Slurm can replay them; nothing else yet (the
-//     node-local image cache is a later issue).
-//   slurmd, job script (prolog/epilog): nothing.
+//   remote (slurmstepd): options registered so Slurm can replay them; each task gets
+//     SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR from what the job prolog prepared, or fails with
+//     its error (remote.hpp).
+//   job script (slurm_spank_job_prolog / _epilog, as root on every node of the job): the
+//     node-local image cache and warm directories (node.hpp).
+//   slurmd: nothing.
 #include "boundary.hpp"
 #include "client.hpp"
+#include "remote.hpp"
 #include "spank_api.hpp"
 
 // SPANK_PLUGIN(shareq, 1), spelled out: its const definitions would have internal linkage in C++.
@@ -19,6 +23,10 @@ SHAREQ_EXPORT const unsigned int spank_plugin_version = 1;
 SHAREQ_EXPORT int slurm_spank_init(spank_t sp, int ac, char** av);
 SHAREQ_EXPORT int slurm_spank_init_post_opt(spank_t sp, int ac, char** av);
 SHAREQ_EXPORT int slurm_spank_exit(spank_t sp, int ac, char** av);
+SHAREQ_EXPORT int slurm_spank_job_prolog(spank_t sp, int ac, char** av);
+SHAREQ_EXPORT int slurm_spank_job_epilog(spank_t sp, int ac, char** av);
+SHAREQ_EXPORT int slurm_spank_task_init_privileged(spank_t sp, int ac, char** av);
+SHAREQ_EXPORT int slurm_spank_task_init(spank_t sp, int ac, char** av);
 // NOLINTEND(readability-redundant-declaration)
 
 namespace {
@@ -74,4 +82,33 @@ extern "C" int slurm_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {
         }
       },
       [](const char* what) { report("exit", what); });
+}
+
+// Job script context only (slurmd runs it as root on each node of the job). Always 0: a failed
+// prolog would drain the node; an image error fails the job's tasks instead.
+extern "C" int slurm_spank_job_prolog(spank_t sp, int /*ac*/, char** /*av*/) {
+  return guarded(
+      0, [&] { return shareq::spank_plugin::job_prolog(sp); },
+      [](const char* what) { report("job_prolog", what); });
+}
+
+extern "C" int slurm_spank_job_epilog(spank_t sp, int /*ac*/, char** /*av*/) {
+  return guarded(
+      0, [&] { return shareq::spank_plugin::job_epilog(sp); },
+      [](const char* what) { report("job_epilog", what); });
+}
+
+extern "C" int slurm_spank_task_init_privileged(spank_t sp, int /*ac*/, char** /*av*/) {
+  return guarded(
+      0,
+      [&] {
+        return spank_remote(sp) != 0 ? shareq::spank_plugin::task_init_privileged(sp) : 0;
+      },
+      [](const char* what) { report("task_init_privileged", what); });
+}
+
+extern "C" int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
+  return guarded(
+      -1, [&] { return spank_remote(sp) != 0 ? shareq::spank_plugin::task_init(sp) : 0; },
+      [](const char* what) { report("task_init", what); });
 }

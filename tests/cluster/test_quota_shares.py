@@ -95,6 +95,11 @@ def test_idle_quota_is_borrowed_and_reclaimed_down_to_exactly_the_quota(shares):
     assert running_count(c, "prodexp1") == 2, "the borrower ends exactly at its quota"
     assert running_count(c, "prodexp2") == 2
     assert c.job_state(requeued[0]) == "PENDING"
+    victim = c.job(requeued[0])
+    assert f"preempted by job {owner_second} (reclaim)" in victim.get("SystemComment", ""), victim
+    assert victim["Account"] == "prodexp1" and "share=prodexp1" in victim["AdminComment"]
+    history = c.run(["sacct", "-n", "-P", "-D", "-X", "-j", str(requeued[0]), "-o", "State"])
+    assert "PREEMPTED" in history.stdout.split() or "REQUEUED" in history.stdout.split(), history
 
     c.run(["scancel", str(owner_first), str(owner_second)])
     for job in borrowers:
@@ -120,6 +125,13 @@ def test_within_quota_jobs_are_ordered_before_borrowers(shares):
         assert prios[owner] > prios[borrower]
     sprio = c.run(["sprio", "-h", "-j", f"{owner},{borrower}"])
     assert sprio.returncode == 0 and str(owner) in sprio.stdout, sprio.stdout + sprio.stderr
+    by_user = c.run(["sprio", "-h", "-u", "bob", "-o", "%i"]).stdout.split()
+    assert str(owner) in by_user and str(borrower) not in by_user
+    by_partition = c.run(["sprio", "-h", "-p", "p5", "-o", "%i"]).stdout.split()
+    assert str(owner) not in by_partition
+    # The factors add up to the priority squeue shows.
+    line = c.run(["sprio", "-h", "-j", str(owner), "-o", "%i %Y %S %F %B"]).stdout.split()
+    assert int(line[1]) == sum(int(x) for x in line[2:]), line
 
 
 # ---- in-share priority preemption (the seed's Figure 2) ------------------------------------

@@ -70,6 +70,8 @@ InactiveLimit=0
 MinJobAge=600
 KillWait=5
 Waittime=0
+# The SPANK job prolog (image cache, warm directory) runs on every node at allocation.
+PrologFlags=Alloc
 SchedulerType=sched/backfill
 SchedulerParameters=${SHAREQ_SCHED_PARAMS:-bf_interval=5},preempt_send_user_signal
 SelectType=$select_type
@@ -117,7 +119,12 @@ EOF
     echo "required $D/plugins/spank_shareq.so" >"$D/etc/plugstack.conf"
   fi
 
-  install -m 0644 "$SHAREQ_CONF_FILE" "$D/etc/shareq.conf"
+  # The image store and each node's image cache belong to this cluster: ImageStore is the
+  # cluster's HTTP store, ImageCacheDir a directory per node (%n) under the cluster directory.
+  sed -e "s|^ImageStore=.*|ImageStore=http://127.0.0.1:$STORE_PORT|" \
+    -e "s|^ImageCacheDir=.*|ImageCacheDir=$D/nodes/%n/images|" \
+    "$SHAREQ_CONF_FILE" >"$D/etc/shareq.conf"
+  chmod 0644 "$D/etc/shareq.conf"
 
   cat >"$D/etc/slurmdbd.conf" <<EOF
 AuthType=auth/munge

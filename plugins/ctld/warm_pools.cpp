@@ -1,0 +1,347 @@
+#include "warm_pools.hpp"
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+
+#include "config_state.hpp"
+#include "log.hpp"
+#include "slurm_conf_access.hpp"
+#include "slurmctld_headers.hpp"
+#include "submit_shim.h"
+#include "warm/registry.hpp"
+#include "warm/state_format.hpp"
+
+namespace shareq::ctld {
+namespace {
+
+constexpr const char* kStateFile = "/shareq_warm_pools";
+constexpr const char* kExtraPrefix = "shareq:";
+
+std::mutex g_mutex;  // guards everything below; innermost lock
+std::optional<warm::WarmPoolRegistry> g_registry;
+uint64_t g_config_version = 0;
+
+std::string state_path() {
+  const std::string dir = state_save_location();
+  return dir.empty() ? std::string() : dir + kStateFile;
+}
+
+bool write_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".new";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ::fsync(fd) == 0 && ok;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+void save_locked() {
+  const std::string path = state_path();
+  if (path.empty() || !g_registry) return;
+  if (!write_atomic(path, warm::format_registry(*g_registry))) {
+    log_error("warm: cannot write %s: %s", path.c_str(), std::strerror(errno));
+  }
+}
+
+// The registry with the current settings; loaded from the state file on first use.
+warm::WarmPoolRegistry* registry_locked() {
+  const auto config = current_config();
+  if (!config) return g_registry ? &*g_registry : nullptr;
+  const warm::WarmSettings settings = warm::WarmSettings::from_config(config->config());
+  if (!g_registry) {
+    const std::string path = state_path();
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::ostringstream text;
+      text << in.rdbuf();
+      auto parsed = warm::parse_registry(text.str(), settings);
+      if (parsed) {
+        g_registry.emplace(std::move(parsed).value());
+        log_info("warm: restored %zu warm pool(s) from %s", g_registry->pools().size(),
+                 path.c_str());
+      } else {
+        log_error("warm: %s: %s; starting with no warm pools", path.c_str(),
+                  parsed.error().to_string().c_str());
+      }
+    }
+    if (!g_registry) g_registry.emplace(settings);
+    g_config_version = config->version;
+  } else if (g_config_version != config->version) {
+    g_registry->set_settings(settings);
+    g_config_version = config->version;
+  }
+  return &*g_registry;
+}
+
+std::string env_value(job_record_t* job, const char* name) {
+  const char* v = shareq_env_get(job->spank_job_env, job->spank_job_env_size, name);
+  return v != nullptr ? v : "";
+}
+
+// The user's name from the passwd database (job->user_name is not always set yet while a job
+// is pending, and the key must be the same at placement and at job end); else the uid.
+std::string user_of(job_record_t* job) {
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  char buf[1024];
+  if (getpwuid_r(job->user_id, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
+    return found->pw_name;
+  }
+  return std::to_string(job->user_id);
+}
+
+std::vector<std::string> nodes_of(bitstr_t* bitmap) {
+  std::vector<std::string> nodes;
+  if (bitmap == nullptr) return nodes;
+  for (int i = 0; i < node_record_count; ++i) {
+    if (bit_test(bitmap, i) && node_record_table_ptr[i] != nullptr) {
+      nodes.emplace_back(node_record_table_ptr[i]->name);
+    }
+  }
+  return nodes;
+}
+
+int64_t keep_alive_of(job_record_t* job) {
+  const std::string v = env_value(job, "SHAREQ_KEEP_ALIVE");
+  char* end = nullptr;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  return (!v.empty() && end != nullptr && *end == '\0' && n > 0) ? n : 0;
+}
+
+warm::PendingJob pending_of(job_record_t* job, std::vector<std::string> partitions,
+                            uint32_t node_count) {
+  warm::PendingJob p;
+  p.id = job->job_id;
+  p.user = user_of(job);
+  p.uid = job->user_id;
+  p.account = to_lower(job->account != nullptr ? job->account : "");
+  p.partitions = std::move(partitions);
+  p.image_digest = env_value(job, "SHAREQ_IMAGE_DIGEST");
+  p.node_count = node_count;
+  return p;
+}
+
+std::vector<std::string> pending_partitions(job_record_t* job) {
+  std::vector<std::string> parts;
+  if (job->part_ptr_list != nullptr) {
+    ListIterator it = list_iterator_create(job->part_ptr_list);
+    while (auto* part = static_cast<part_record_t*>(list_next(it))) parts.emplace_back(part->name);
+    list_iterator_destroy(it);
+  } else if (job->part_ptr != nullptr) {
+    parts.emplace_back(job->part_ptr->name);
+  }
+  return parts;
+}
+
+std::string iso_time(int64_t t) {
+  char buf[32];
+  const time_t tt = t;
+  struct tm tm {};
+  localtime_r(&tt, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buf;
+}
+
+void set_system_comment(job_record_t* job, const std::string& text) {
+  xfree(job->system_comment);
+  job->system_comment = xstrdup(text.c_str());
+}
+
+void append_system_comment(job_record_t* job, const std::string& text) {
+  if (job->system_comment != nullptr && job->system_comment[0] != '\0') {
+    set_system_comment(job, std::string(job->system_comment) + "; " + text);
+  } else {
+    set_system_comment(job, text);
+  }
+}
+
+// AdminComment is what sacct keeps (22.05's slurmctld sends no SystemComment to slurmdbd): one
+// more space-separated word after job_submit's tag, which stays the first word.
+void append_admin_word(job_record_t* job, const std::string& word) {
+  const std::string text = job->admin_comment != nullptr && job->admin_comment[0] != '\0'
+                               ? std::string(job->admin_comment) + " " + word
+                               : word;
+  xfree(job->admin_comment);
+  job->admin_comment = xstrdup(text.c_str());
+}
+
+void log_ended(const std::vector<warm::WarmPool>& ended) {
+  for (const warm::WarmPool& pool : ended) {
+    log_info("warm: %s", warm::describe(pool).c_str());
+  }
+}
+
+warm::EndCause end_cause(job_record_t* job) {
+  const uint32_t base = job->job_state & JOB_STATE_BASE;
+  if (IS_JOB_PENDING(job) || (job->job_state & JOB_REQUEUE)) return warm::EndCause::Preempted;
+  switch (base) {
+    case JOB_COMPLETE:
+      return warm::EndCause::Completed;
+    case JOB_FAILED:
+    case JOB_OOM:
+      return warm::EndCause::Failed;
+    case JOB_TIMEOUT:
+    case JOB_DEADLINE:
+      return warm::EndCause::TimeLimit;
+    case JOB_NODE_FAIL:
+    case JOB_BOOT_FAIL:
+      return warm::EndCause::NodeFail;
+    case JOB_PREEMPTED:
+      return warm::EndCause::Preempted;
+    case JOB_CANCELLED:
+      return job->requid == job->user_id ? warm::EndCause::UserCancel
+                                         : warm::EndCause::AdminCancel;
+    default:
+      return warm::EndCause::AdminCancel;
+  }
+}
+
+std::string extra_of(const warm::WarmPool& pool) {
+  return std::string(kExtraPrefix) + pool.name() + "," + std::string(warm::status_name(pool.status)) +
+         ",owner=" + pool.user + "/" + pool.account +
+         (pool.status == warm::PoolStatus::InUse ? std::string(",job=") +
+                                                        std::to_string(*pool.current_job())
+                                                  : ",until=" + iso_time(pool.expires_at)) +
+         ",key=" + pool.key.to_string();
+}
+
+}  // namespace
+
+warm::NodeAdvice warm_advice(job_record_t* job, const std::vector<std::string>& candidates,
+                             int64_t now) {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  warm::WarmPoolRegistry* reg = registry_locked();
+  if (reg == nullptr || reg->pools().empty()) return {};
+  uint32_t nodes = job->details != nullptr ? job->details->min_nodes : 1;
+  const warm::PendingJob pending = pending_of(job, pending_partitions(job), std::max(nodes, 1U));
+  return warm::advise_placement(*reg, pending, candidates, now);
+}
+
+void warm_job_started(job_record_t* job, int64_t now) {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  warm::WarmPoolRegistry* reg = registry_locked();
+  if (reg == nullptr) return;
+  const std::vector<std::string> nodes = nodes_of(job->node_bitmap);
+  if (nodes.empty()) return;
+  std::vector<std::string> partition;
+  if (job->part_ptr != nullptr) partition.emplace_back(job->part_ptr->name);
+  const warm::PendingJob pending =
+      pending_of(job, partition, static_cast<uint32_t>(nodes.size()));
+  std::string warm_name;
+  bool changed = false;
+  const warm::WarmPool* match = reg->match(pending, now, &nodes);
+  if (match != nullptr && match->nodes == nodes) {
+    auto claimed = reg->claim(match->id, pending, now);
+    if (claimed) {
+      const warm::WarmPool& pool = claimed.value();
+      warm_name = "warm-" + std::to_string(pool.origin_job);
+      set_system_comment(job, "shareq: warm start on " + pool.name() + " (origin job " +
+                                  std::to_string(pool.origin_job) + ", key " +
+                                  pool.key.to_string() + ")");
+      append_admin_word(job, "shareq-warm-start:" + pool.name());
+      log_info("warm: JobId=%u starts warm on %s", job->job_id, pool.name().c_str());
+      changed = true;
+    }
+  }
+  if (warm_name.empty()) {
+    const auto taken = reg->on_nodes_taken(job->job_id, nodes);
+    log_ended(taken);
+    changed = changed || !taken.empty();
+    if (keep_alive_of(job) > 0) warm_name = "warm-" + std::to_string(job->job_id);
+    if (keep_alive_of(job) > 0 || !env_value(job, "SHAREQ_IMAGE").empty()) {
+      set_system_comment(job, "shareq: cold start (no matching warm pool)");
+    }
+  }
+  if (warm_name.empty()) {
+    shareq_env_unset(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_NAME");
+  } else {
+    shareq_env_set(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_NAME",
+                   warm_name.c_str());
+  }
+  if (changed) save_locked();
+}
+
+void warm_job_ended(job_record_t* job, int64_t now) {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  warm::WarmPoolRegistry* reg = registry_locked();
+  if (reg == nullptr) return;
+  warm::EndedJob ended;
+  ended.id = job->job_id;
+  ended.user = user_of(job);
+  ended.uid = job->user_id;
+  ended.account = to_lower(job->account != nullptr ? job->account : "");
+  ended.partition = job->part_ptr != nullptr ? job->part_ptr->name : "";
+  ended.image_digest = env_value(job, "SHAREQ_IMAGE_DIGEST");
+  ended.nodes = nodes_of(job->node_bitmap);
+  ended.keep_alive_s = keep_alive_of(job);
+  const bool on_pool = std::any_of(reg->pools().begin(), reg->pools().end(), [&](const auto& p) {
+    return p.second.current_job() == job->job_id;
+  });
+  if (!on_pool && ended.keep_alive_s <= 0) return;
+  const warm::EndCause cause = end_cause(job);
+  const auto result = reg->on_job_end(ended, cause, now);
+  log_ended(result.ended);
+  if (result.pool) {
+    const warm::WarmPool& pool = *result.pool;
+    append_system_comment(job, "shareq: left nodes warm as " + pool.name() + " until " +
+                                   iso_time(pool.expires_at));
+    append_admin_word(job, "shareq-left-warm:" + pool.name() + ",until:" + iso_time(pool.expires_at));
+    log_info("warm: JobId=%u: %s", job->job_id, warm::describe(pool).c_str());
+  }
+  save_locked();
+}
+
+void warm_periodic(int64_t now) {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  warm::WarmPoolRegistry* reg = registry_locked();
+  if (reg == nullptr) return;
+  auto ended = reg->expire(now);
+  std::vector<std::string> down;
+  for (const auto& [id, pool] : reg->pools()) {
+    for (const std::string& name : pool.nodes) {
+      node_record_t* node = find_node_record(const_cast<char*>(name.c_str()));
+      if (node == nullptr || IS_NODE_DOWN(node) || IS_NODE_DRAIN(node) ||
+          IS_NODE_NO_RESPOND(node)) {
+        down.push_back(name);
+      }
+    }
+  }
+  for (const std::string& name : down) {
+    auto gone = reg->on_node_down(name);
+    ended.insert(ended.end(), gone.begin(), gone.end());
+  }
+  log_ended(ended);
+  bool nodes_changed = false;
+  for (int i = 0; i < node_record_count; ++i) {
+    node_record_t* node = node_record_table_ptr[i];
+    if (node == nullptr) continue;
+    const warm::WarmPool* pool = reg->pool_of_node(node->name);
+    const std::string want = pool != nullptr ? extra_of(*pool) : "";
+    const bool ours = node->extra != nullptr && std::strncmp(node->extra, kExtraPrefix, 7) == 0;
+    if (pool == nullptr && !ours) continue;  // leave an admin's Extra alone
+    if (pool != nullptr && node->extra != nullptr && want == node->extra) continue;
+    if (pool != nullptr && node->extra != nullptr && !ours) continue;
+    xfree(node->extra);
+    if (!want.empty()) node->extra = xstrdup(want.c_str());
+    nodes_changed = true;
+  }
+  if (nodes_changed) last_node_update = time(nullptr);
+  if (!ended.empty()) save_locked();
+}
+
+}  // namespace shareq::ctld

@@ -1,0 +1,44 @@
+// The controller's one WarmPoolRegistry (src/warm/registry.hpp), shared by select/shareq (placement,
+// job begin and end) and priority/shareq (the periodic pass), persisted in
+// StateSaveLocation/shareq_warm_pools (state_format.hpp, written atomically after every change,
+// read at the first use: slurmctld restarts and `scontrol reconfigure` keep the pools).
+//
+// What it writes on Slurm's records:
+//  - the job's spank_job_env at start: SHAREQ_WARM_NAME=warm-ORIGIN (the node-side warm
+//    directory: the claimed pool's origin job, or this job when it asked for --keep-alive). The
+//    node prolog receives it as SPANK_SHAREQ_WARM_NAME.
+//  - the job's SystemComment: "shareq: warm start on wp-N (...)" at start, and "shareq: left
+//    nodes warm as wp-N until ..." when it made or continued a pool (scontrol show job, sacct).
+//  - each warm node's Extra (scontrol show node): "shareq:wp-N,STATUS,owner=USER/ACCOUNT,
+//    until=ISO-TIME,key=..."; cleared when the pool ends. Refreshed by every periodic pass.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ctld_api.hpp"
+#include "warm/placement.hpp"
+
+extern "C" {
+struct job_record;
+}
+
+namespace shareq::ctld {
+
+// The placement advice for a pending job among `candidates` (node names). Empty advice when the
+// job matches nothing and no node is warm. Job lock held.
+SHAREQ_CTLD_API warm::NodeAdvice warm_advice(struct job_record* job,
+                                             const std::vector<std::string>& candidates,
+                                             int64_t now);
+// The job was allocated its nodes (select_p_job_begin; job and node write locks held): claims
+// the matching pool, or ends the waiting pools whose nodes it takes.
+SHAREQ_CTLD_API void warm_job_started(struct job_record* job, int64_t now);
+// The job's allocation ended (select_p_job_fini; job write lock held): makes, continues or
+// ends its pool according to how it ended.
+SHAREQ_CTLD_API void warm_job_ended(struct job_record* job, int64_t now);
+// The periodic pass (node write lock held): expires pools, ends those of down nodes, refreshes
+// the nodes' Extra.
+SHAREQ_CTLD_API void warm_periodic(int64_t now);
+
+}  // namespace shareq::ctld

@@ -1,0 +1,342 @@
+#include "node.hpp"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "imagecache/image_cache.hpp"
+#include "submission.hpp"
+#include "warm/digest_file.hpp"
+
+namespace shareq::spank_plugin::node {
+namespace {
+
+using Log = void (*)(const std::string&);
+
+std::string parent_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+struct Paths {
+  std::string cache;  // ImageCacheDir for this node
+  std::string jobs;   // ROOT/jobs
+  std::string warm;   // ROOT/warm
+};
+
+Paths paths_of(const Config& config, const std::string& node) {
+  Paths p;
+  p.cache = node_cache_dir(config, node);
+  while (p.cache.size() > 1 && p.cache.back() == '/') p.cache.pop_back();
+  const std::string root = parent_of(p.cache);
+  p.jobs = (root == "/" ? "" : root) + "/jobs";
+  p.warm = (root == "/" ? "" : root) + "/warm";
+  return p;
+}
+
+bool valid_warm_name(const std::string& name) {
+  if (name.size() < 6 || name.size() > 40 || name.rfind("warm-", 0) != 0) return false;
+  for (size_t i = 5; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+  }
+  return true;
+}
+
+// Creates `dir` (and parents) root-owned 0755; false with a log line on failure.
+bool ensure_root_dir(const std::string& dir, Log log) {
+  std::string partial;
+  for (size_t slash = dir.find('/', 1);; slash = dir.find('/', slash + 1)) {
+    partial = slash == std::string::npos ? dir : dir.substr(0, slash);
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      log("cannot create " + partial + ": " + std::strerror(errno));
+      return false;
+    }
+    if (slash == std::string::npos) break;
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) {
+    log(dir + " is not a root-owned directory; refusing to use it");
+    return false;
+  }
+  return true;
+}
+
+// Writes `text` to `path` atomically (temp file, fsync, rename), mode 0600.
+bool write_atomic(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".new";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  ::fsync(fd) == 0;
+  ::close(fd);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+// An flock on ROOT/warm/.lock for the state files; released with the object.
+class WarmLock {
+ public:
+  explicit WarmLock(const std::string& warm) {
+    fd_ = ::open((warm + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~WarmLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  WarmLock(const WarmLock&) = delete;
+  WarmLock& operator=(const WarmLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// NAME.state: {"inuse"|"until", number, digest}.
+struct WarmState {
+  std::string kind;
+  int64_t value = 0;
+  std::string digest;
+};
+
+std::optional<WarmState> read_state(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return std::nullopt;
+  std::istringstream in(*text);
+  WarmState s;
+  if (!(in >> s.kind >> s.value)) return std::nullopt;
+  in >> s.digest;
+  if (!s.digest.empty() && !warm::is_sha256_hex(s.digest, false)) s.digest.clear();
+  return s;
+}
+
+int remove_entry(const char* path, const struct stat* /*st*/, int type, struct FTW* /*ftw*/) {
+  if (type == FTW_DP) {
+    ::rmdir(path);
+  } else {
+    ::unlink(path);
+  }
+  return 0;
+}
+
+void remove_tree(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    ::unlink(dir.c_str());
+    return;
+  }
+  ::nftw(dir.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+std::optional<imagecache::ImageCache> open_cache(const Config& config, const Paths& p,
+                                                 std::string* why) {
+  imagecache::CacheOptions options = imagecache::CacheOptions::from_config(config);
+  options.cache_dir = p.cache;
+  options.transfer.connect_timeout_s = 10;
+  options.transfer.stall_timeout_s = 30;
+  auto cache = imagecache::ImageCache::open(options);
+  if (!cache) {
+    if (why != nullptr) *why = cache.error().message;
+    return std::nullopt;
+  }
+  return std::move(cache).value();
+}
+
+// Removes warm directories whose deadline passed (and unpins their images). Lock held.
+void sweep_locked(const Config& config, const Paths& p, const std::string& keep, int64_t now,
+                  Log log) {
+  DIR* dir = ::opendir(p.warm.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    const std::string suffix = ".state";
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      names.push_back(name.substr(0, name.size() - suffix.size()));
+    }
+  }
+  ::closedir(dir);
+  std::optional<imagecache::ImageCache> cache;
+  for (const std::string& name : names) {
+    if (name == keep || !valid_warm_name(name)) continue;
+    const std::string state_path = p.warm + "/" + name + ".state";
+    const auto state = read_state(state_path);
+    if (state && (state->kind != "until" || state->value > now)) continue;
+    remove_tree(p.warm + "/" + name);
+    if (state && !state->digest.empty()) {
+      if (!cache) cache = open_cache(config, p, nullptr);
+      if (cache) (void)cache->unpin(state->digest, name);
+    }
+    ::unlink(state_path.c_str());
+    log("warm directory " + name + " expired: removed" +
+        (state && !state->digest.empty() ? ", image unpinned" : ""));
+  }
+}
+
+// Creates or reopens the job's warm directory; "" on success, else the error.
+std::string open_warm_dir(const Paths& p, const JobFacts& job, const std::string& digest) {
+  const std::string dir = p.warm + "/" + job.warm_name;
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode) || st.st_uid != job.uid) {
+      return "warm directory " + job.warm_name + " exists but is not the job user's directory";
+    }
+  } else if (::mkdir(dir.c_str(), 0700) != 0 ||
+             ::chown(dir.c_str(), job.uid, job.gid) != 0) {
+    return "cannot create warm directory " + dir + ": " + std::strerror(errno);
+  }
+  ::chmod(dir.c_str(), 0700);
+  const std::string state = "inuse " + std::to_string(job.job_id) + " " + digest + "\n";
+  if (!write_atomic(p.warm + "/" + job.warm_name + ".state", state)) {
+    return "cannot record warm directory " + job.warm_name + ": " + std::strerror(errno);
+  }
+  return {};
+}
+
+std::string format_prepared(const Prepared& p) {
+  return "image_path=" + one_line(p.image_path) + "\ndigest=" + one_line(p.digest) +
+         "\nwarm_dir=" + one_line(p.warm_dir) + "\nerror=" + one_line(p.error) + "\n";
+}
+
+}  // namespace
+
+std::string node_cache_dir(const Config& config, const std::string& node) {
+  std::string dir = config.image_cache_dir;
+  for (size_t at = dir.find("%n"); at != std::string::npos; at = dir.find("%n", at)) {
+    dir.replace(at, 2, node);
+    at += node.size();
+  }
+  return dir;
+}
+
+void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log) {
+  const Paths p = paths_of(config, job.node);
+  if (!ensure_root_dir(p.jobs, log) || !ensure_root_dir(p.warm, log)) return;
+  Prepared out;
+  if (!job.image.empty()) {
+    Result<ImageRef> ref = parse_image_ref(job.image);
+    std::string why;
+    std::optional<imagecache::ImageCache> cache;
+    if (!ref) {
+      out.error = "image " + job.image + ": " + ref.error().message;
+    } else if (!(cache = open_cache(config, p, &why))) {
+      out.error = "image " + job.image + ": the node's image cache cannot be used: " + why;
+    } else {
+      ImageRef wanted = ref.value();
+      if (!wanted.sha256 && warm::is_sha256_hex(job.image_digest, false)) {
+        wanted.sha256 = job.image_digest;  // the digest resolved at submission
+      }
+      auto cached = cache->ensure_cached(wanted, "job-" + std::to_string(job.job_id), now);
+      if (cached) {
+        out.image_path = cached.value().path;
+        out.digest = cached.value().digest;
+        log("prolog: job " + std::to_string(job.job_id) + ": image " + job.image + " " +
+            (cached.value().fetched ? "fetched" : "already cached") + " (" +
+            std::to_string(cached.value().size) + " bytes) at " + out.image_path);
+      } else {
+        out.error = cached.error().message;
+      }
+    }
+    if (!out.error.empty()) {
+      log("prolog: job " + std::to_string(job.job_id) + ": " + out.error);
+    }
+  }
+  {
+    WarmLock lock(p.warm);
+    if (out.error.empty() && valid_warm_name(job.warm_name)) {
+      out.error = open_warm_dir(p, job, out.digest);
+      if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
+    }
+    sweep_locked(config, p, job.warm_name, now, log);
+  }
+  if (!write_atomic(p.jobs + "/" + std::to_string(job.job_id), format_prepared(out))) {
+    log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + p.jobs + "/" +
+        std::to_string(job.job_id) + ": " + std::strerror(errno));
+  }
+}
+
+std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
+                                      uint32_t job_id) {
+  const Paths p = paths_of(config, node);
+  auto text = read_file(p.jobs + "/" + std::to_string(job_id));
+  if (!text) return std::nullopt;
+  Prepared out;
+  std::istringstream in(*text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = line.substr(0, eq);
+    const std::string value = line.substr(eq + 1);
+    if (key == "image_path") out.image_path = value;
+    if (key == "digest") out.digest = value;
+    if (key == "warm_dir") out.warm_dir = value;
+    if (key == "error") out.error = value;
+  }
+  return out;
+}
+
+void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log) {
+  const Paths p = paths_of(config, job.node);
+  const auto prepared = read_prepared(config, job.node, job.job_id);
+  std::optional<imagecache::ImageCache> cache;
+  const std::string digest = prepared ? prepared->digest : "";
+  if (warm::is_sha256_hex(digest, false)) {
+    cache = open_cache(config, p, nullptr);
+    if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
+  }
+  {
+    WarmLock lock(p.warm);
+    if (valid_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty()) {
+      const std::string state_path = p.warm + "/" + job.warm_name + ".state";
+      const auto old = read_state(state_path);
+      const int64_t until = now + std::max<int64_t>(job.keep_alive_s, 0);
+      if (cache && job.keep_alive_s > 0 && !digest.empty()) {
+        (void)cache->pin(digest, job.warm_name);
+      }
+      if (old && !old->digest.empty() && old->digest != digest) {
+        if (!cache) cache = open_cache(config, p, nullptr);
+        if (cache) (void)cache->unpin(old->digest, job.warm_name);
+      }
+      write_atomic(state_path, "until " + std::to_string(until) + " " +
+                                   (job.keep_alive_s > 0 ? digest : "") + "\n");
+      if (job.keep_alive_s > 0) {
+        log("epilog: job " + std::to_string(job.job_id) + ": warm directory " + job.warm_name +
+            " kept until " + std::to_string(until));
+      } else if (cache && !digest.empty()) {
+        (void)cache->unpin(digest, job.warm_name);
+      }
+    }
+    sweep_locked(config, p, "", now, log);
+  }
+  ::unlink((p.jobs + "/" + std::to_string(job.job_id)).c_str());
+}
+
+}  // namespace shareq::spank_plugin::node

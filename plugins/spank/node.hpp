@@ -1,0 +1,65 @@
+// The node side of spank_shareq: the image cache and the warm directory, before and after a job.
+// Slurm-free (the SPANK dispatch reads Slurm's items and environment and passes them in).
+//
+// Where it runs (all as root, never inside slurmd itself):
+//   job_prolog (slurm_spank_job_prolog, every node of the allocation with PrologFlags=Alloc):
+//     ensures the job's image is cached (ImageCache::ensure_cached, pin holder "job-ID"),
+//     creates or reopens its warm directory, sweeps warm directories whose time ran out, and
+//     writes the outcome to JOBS/ID. It never fails the prolog (a failed prolog drains the node
+//     and would disturb other jobs): a bad image is recorded and fails the job's tasks instead.
+//   task_prepare (slurm_spank_task_init_privileged, each task of each step): reads JOBS/ID and
+//     gives the task SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or the error that fails it.
+//   job_epilog (slurm_spank_job_epilog): unpins "job-ID"; when the job kept its nodes warm,
+//     pins the image for the warm directory ("warm-ORIGIN") and writes its deadline; sweeps.
+//
+// Layout beside ImageCacheDir (ROOT = its parent directory; "%n" in ImageCacheDir is the node
+// name, so that several slurmd on one host keep separate caches):
+//   ROOT/jobs/ID            the prolog's outcome for job ID (root, 0600)
+//   ROOT/warm/NAME/         a warm directory (the job's user, 0700); NAME = "warm-ORIGIN",
+//                           ORIGIN being the job that made the pool (slurmctld names it)
+//   ROOT/warm/NAME.state    "inuse JOB DIGEST" while a job uses it, "until EPOCH DIGEST" after
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "config.hpp"
+#include "result.hpp"
+
+namespace shareq::spank_plugin::node {
+
+// What the prolog and epilog know of the job (from Slurm's items and the job's spank env).
+struct JobFacts {
+  uint32_t job_id = 0;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string node;          // SLURMD_NODENAME
+  std::string image;         // SHAREQ_IMAGE ("" = none), as accepted by job_submit
+  std::string image_digest;  // SHAREQ_IMAGE_DIGEST: resolved at submission ("" = unknown)
+  std::string warm_name;     // SHAREQ_WARM_NAME: "warm-ORIGIN" ("" = no warm directory)
+  int64_t keep_alive_s = 0;  // SHAREQ_KEEP_ALIVE
+};
+
+// The prolog's outcome, as the tasks read it.
+struct Prepared {
+  std::string image_path;  // "" when the job has no image
+  std::string digest;
+  std::string warm_dir;  // "" when none
+  std::string error;     // "" when fine; else the sentence that fails the job's tasks
+};
+
+// ImageCacheDir with "%n" replaced by `node`.
+std::string node_cache_dir(const Config& config, const std::string& node);
+
+// The prolog. Logs through `log` (one line, without the "shareq: " prefix); never throws.
+void job_prolog(const Config& config, const JobFacts& job, int64_t now,
+                void (*log)(const std::string&));
+// The epilog.
+void job_epilog(const Config& config, const JobFacts& job, int64_t now,
+                void (*log)(const std::string&));
+// What the prolog left for this job on this node; nullopt when it left nothing.
+std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
+                                      uint32_t job_id);
+
+}  // namespace shareq::spank_plugin::node

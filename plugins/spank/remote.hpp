@@ -1,0 +1,20 @@
+// The node side of spank_shareq in Slurm's terms: job prolog/epilog (job script context) and the
+// task hooks (remote context, slurmstepd). Reads Slurm's items and environment, loads shareq.conf
+// (beside slurm.conf), calls node.hpp, and reports.
+#pragma once
+
+#include "spank_api.hpp"
+
+namespace shareq::spank_plugin {
+
+// slurm_spank_job_prolog / slurm_spank_job_epilog: always 0 (a failed prolog drains the node).
+int job_prolog(spank_t sp);
+int job_epilog(spank_t sp);
+// slurm_spank_task_init_privileged (root): sets SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or keeps
+// the error for task_init. Always 0.
+int task_init_privileged(spank_t sp);
+// slurm_spank_task_init (the user, stdio connected): prints the kept error to the task's stderr
+// and returns -1, which ends the task with exit code 1; else 0.
+int task_init(spank_t sp);
+
+}  // namespace shareq::spank_plugin

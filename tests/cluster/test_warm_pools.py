@@ -1,0 +1,216 @@
+"""Warm pools and the node-local image cache on the real cluster (issue 4).
+
+The cluster serves images over HTTP from $SHAREQ_CLUSTER_DIR/images (python3's http.server on
+127.0.0.1); each node caches them in $SHAREQ_CLUSTER_DIR/nodes/NODE/images (ImageCacheDir with
+%n). Jobs use -N1 --exclusive in p4 so that a job is one node, and pin the first job of a pool to
+a node other than the scheduler's first choice (-w p4n3), so that landing there is the pool's
+doing. Every wait is bounded.
+"""
+
+import hashlib
+import os
+import re
+
+import pytest
+
+from slurm import wait_until
+
+WARM_CONF_EXTRA = "WarmPoolMode={mode}\n"
+
+
+@pytest.fixture(autouse=True)
+def needs_shareq_plugins(cluster):
+    if cluster.stock:
+        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
+
+
+def publish(c, name, size=200_000, corrupt=False):
+    """Puts image NAME in the store; returns its digest (the published one)."""
+    data = os.urandom(size)
+    digest = hashlib.sha256(data).hexdigest()
+    (c.dir / "images" / name).write_bytes(data)
+    published = hashlib.sha256(b"other bytes").hexdigest() if corrupt else digest
+    (c.dir / "images" / f"{name}.sha256").write_text(published + "\n")
+    return published
+
+
+def conf_with_mode(original, mode):
+    lines = [l for l in original.splitlines() if not l.startswith("WarmPoolMode=")]
+    return "\n".join(lines) + "\n" + WARM_CONF_EXTRA.format(mode=mode)
+
+
+def end_pools(c):
+    """Ends every warm pool (prefer mode): a non-matching job on a warm node ends its pool."""
+    warm_nodes = [n for n in ("p4n1", "p4n2", "p4n3", "p4n4") if node_extra(c, n)]
+    jobs = [c.sbatch("root", "-p", "p4", "-N1", "-w", n, "-A", "prodexp2", script="true")
+            for n in warm_nodes]
+    for j in jobs:
+        c.wait_state(j, "COMPLETED")
+    for n in warm_nodes:
+        wait_until(f"{n} to be cold", lambda n=n: node_extra(c, n) == "")
+
+
+@pytest.fixture
+def warm(clean_queue):
+    """A clean queue and no warm pool left from an earlier test."""
+    c = clean_queue
+    end_pools(c)
+    yield c
+    c.cancel_all()
+
+
+@pytest.fixture
+def reserve_mode(clean_queue):
+    c = clean_queue
+    end_pools(c)
+    path = c.dir / "etc" / "shareq.conf"
+    original = path.read_text()
+    c.install_shareq_conf(conf_with_mode(original, "reserve"))
+    yield c
+    c.cancel_all()
+    c.install_shareq_conf(original)
+
+
+def node_log(c, node):
+    return (c.dir / "log" / f"slurmd-{node}.log").read_text(errors="replace")
+
+
+def fetches(c, node, job_image):
+    return len(re.findall(rf"image {re.escape(job_image)} fetched", node_log(c, node)))
+
+
+def node_extra(c, node):
+    out = c.scontrol("-o", "show", "node", node)
+    m = re.search(r"\bExtra=(\S*)", out)
+    return m.group(1) if m and m.group(1) != "(null)" else ""
+
+
+def job_out(c, name):
+    path = c.jobs_dir / name
+    return path.read_text() if path.exists() else ""
+
+
+def sbatch_out(c, user, name, *args, script):
+    """sbatch with the job's output kept in jobs/NAME."""
+    out = c.run(["sbatch", "--parsable", "-o", name, *args, f"--wrap={script}"], user=user)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.strip().split(";")[0])
+
+
+def make_pool(c, user, image, node="p4n3", keep_alive=300, script="true"):
+    job = sbatch_out(c, user, f"pool-{image}-{user}.out", "-p", "p4", "-N1", "--exclusive",
+                     "-w", node, f"--image={image}", f"--keep-alive={keep_alive}", script=script)
+    c.wait_state(job, "COMPLETED")
+    wait_until(f"{node} to show a warm pool", lambda: node_extra(c, node).startswith("shareq:"))
+    return job
+
+
+def test_unknown_image_is_refused_at_submission(warm):
+    out = warm.sbatch("alice", "-p", "p4", "--image=no-such-image", expect_ok=False)
+    assert out.returncode != 0
+    assert "shareq: --image: " in out.stderr and "no-such-image" in out.stderr, out.stderr
+
+
+def test_matching_job_lands_on_the_warm_node_with_its_warm_dir_and_no_fetch(warm):
+    c = warm
+    publish(c, "warm-a")
+    fetched_before = fetches(c, "p4n3", "warm-a")
+    first = make_pool(c, "alice", "warm-a",
+                      script="echo from-first > $SHAREQ_WARM_DIR/left; echo $SHAREQ_IMAGE_PATH")
+    assert "SystemComment=shareq: cold start" in c.scontrol("show", "job", str(first))
+    extra = node_extra(c, "p4n3")
+    assert "available" in extra and "owner=alice/prodexp1" in extra and "until=" in extra
+    assert fetches(c, "p4n3", "warm-a") == fetched_before + 1
+
+    second = sbatch_out(c, "alice", "warm-a-second.out", "-p", "p4", "-N1", "--exclusive",
+                        "--image=warm-a", "--keep-alive=60",
+                        script="hostname; cat $SHAREQ_WARM_DIR/left; stat -c '%U %a' $SHAREQ_WARM_DIR;"
+                               " test -r $SHAREQ_IMAGE_PATH && echo image-ok")
+    info = c.wait_state(second, "COMPLETED")
+    assert info["NodeList"] == "p4n3"
+    assert "warm start on wp-" in info["SystemComment"]
+    assert "shareq-warm-start:wp-" in info["AdminComment"]
+    out = job_out(c, "warm-a-second.out")
+    assert "from-first" in out and "alice 700" in out and "image-ok" in out, out
+    assert fetches(c, "p4n3", "warm-a") == fetched_before + 1  # served from the cache
+    row = c.wait_sacct(second, "State", "COMPLETED")[-1]
+    assert "shareq-warm-start:wp-" in c.sacct(second, ["AdminComment"])[-1]["AdminComment"], row
+
+
+def test_another_user_does_not_get_the_pool_and_in_reserve_mode_waits(reserve_mode):
+    c = reserve_mode
+    publish(c, "warm-b")
+    sleepers = [c.sbatch("root", "-p", "p4", "-N1", "--exclusive", "-w", n, "-A", "prodexp2",
+                         script="sleep 300") for n in ("p4n1", "p4n2", "p4n4")]
+    for s in sleepers:
+        c.wait_state(s, "RUNNING")
+    make_pool(c, "alice", "warm-b")
+    bob = sbatch_out(c, "bob", "warm-b-bob.out", "-p", "p4", "-N1", "--exclusive",
+                     "--image=warm-b", "-A", "prodexp2", script="hostname; echo dir=$SHAREQ_WARM_DIR")
+    # The warm node is free, yet bob's job waits: reserve mode keeps it for alice's key.
+    with pytest.raises(AssertionError):
+        c.wait_state(bob, "RUNNING", timeout=12)
+    assert c.job(bob)["JobState"] == "PENDING"
+    c.run(["scancel", str(sleepers[0])])
+    info = c.wait_state(bob, "COMPLETED")
+    assert info["NodeList"] == "p4n1"
+    assert "dir=\n" in job_out(c, "warm-b-bob.out")  # no warm directory, not alice's
+    assert node_extra(c, "p4n3").startswith("shareq:")  # still alice's
+
+
+def test_pool_expires_on_time_and_unpins_its_image(warm):
+    c = warm
+    digest = publish(c, "warm-c")
+    job = make_pool(c, "alice", "warm-c", keep_alive=8)
+    pins = c.dir / "nodes" / "p4n3" / "images" / "pins" / digest
+    assert (pins / f"warm-{job}").exists()
+    wait_until("the pool to expire", lambda: node_extra(c, "p4n3") == "", timeout=40)
+    assert "keep-alive ran out" in (c.dir / "log" / "slurmctld.log").read_text()
+    # The node removes the directory and the pin at its next prolog or epilog.
+    other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
+    c.wait_state(other, "COMPLETED")
+    wait_until("the pin to go", lambda: not (pins / f"warm-{job}").exists())
+    assert not (c.dir / "nodes" / "p4n3" / "warm" / f"warm-{job}").exists()
+
+
+def test_two_jobs_starting_together_on_one_node_fetch_once(warm):
+    c = warm
+    publish(c, "warm-d", size=3_000_000)
+    fetched_before = fetches(c, "p4n2", "warm-d")
+    cached_before = node_log(c, "p4n2").count("image warm-d already cached")
+    jobs = [c.sbatch(u, "-p", "p4", "-N1", "-n1", "-w", "p4n2", "--image=warm-d",
+                     *(["-A", "prodexp2"] if u == "bob" else []), script="test -r $SHAREQ_IMAGE_PATH")
+            for u in ("alice", "bob")]
+    for j in jobs:
+        c.wait_state(j, "COMPLETED")
+    assert fetches(c, "p4n2", "warm-d") == fetched_before + 1
+    assert node_log(c, "p4n2").count("image warm-d already cached") == cached_before + 1
+
+
+def test_a_corrupt_image_fails_its_job_cleanly_and_leaves_the_cache_clean(warm):
+    c = warm
+    publish(c, "warm-bad", corrupt=True)
+    job = sbatch_out(c, "alice", "warm-bad.out", "-p", "p4", "-N1", "-w", "p4n4",
+                     "--image=warm-bad", script="echo should-not-run")
+    info = c.wait_state(job, "FAILED")
+    out = job_out(c, "warm-bad.out")
+    assert "shareq: error: image warm-bad: digest mismatch" in out, out
+    assert "should-not-run" not in out
+    cache = c.dir / "nodes" / "p4n4" / "images" / "sha256"
+    assert [p.name for p in cache.iterdir() if "tmp" in p.name] == []
+    # The node is fine: the next job runs there.
+    ok = c.sbatch("alice", "-p", "p4", "-N1", "-w", "p4n4", script="true")
+    c.wait_state(ok, "COMPLETED")
+    assert info["ExitCode"].startswith("1:")
+
+
+def test_slurmctld_restart_keeps_the_pools(warm):
+    c = warm
+    publish(c, "warm-e")
+    make_pool(c, "alice", "warm-e")
+    c.restart_slurmctld()
+    wait_until("the pool after the restart", lambda: node_extra(c, "p4n3").startswith("shareq:"))
+    job = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-e", script="true")
+    info = c.wait_state(job, "COMPLETED")
+    assert info["NodeList"] == "p4n3"
+    assert "warm start on wp-" in info["SystemComment"]
