@@ -18,7 +18,10 @@ cmake --build build -j"$(nproc)"
 
 say "Starting a local Slurm cluster with shareq (munge, MariaDB, slurmdbd, slurmctld, 8 x slurmd)"
 tests/cluster/cluster down >/dev/null 2>&1 || true
-eval "$(SHAREQ_BUILD_DIR="$repo/build" tests/cluster/cluster up)"
+demo_conf=$(mktemp --suffix=.conf)
+sed 's/^ReclaimMinRuntime=.*/ReclaimMinRuntime=15/' slurm-conf/shareq.conf >"$demo_conf"
+eval "$(SHAREQ_BUILD_DIR="$repo/build" SHAREQ_CONF="$demo_conf" tests/cluster/cluster up)"
+rm -f "$demo_conf"
 show sinfo
 show grep -E '^(SelectType|JobSubmitPlugins|PlugStackConfig)' "$SLURM_CONF"
 
@@ -50,6 +53,58 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 show sacct -a -X -o JobID,User,Account,Partition,AllocTRES%40,State,AdminComment%70
+
+# until SECONDS CONDITION...: polls CONDITION every half second for at most SECONDS.
+until_ok() {
+  local limit=$1
+  shift
+  for _ in $(seq 1 $((limit * 2))); do "$@" && return 0; sleep 0.5; done
+  echo "(gave up waiting after ${limit}s)"
+}
+running_in() { [ "$(squeue -h -t RUNNING -A "$1" -p p4 -o %i | wc -l)" -eq "$2" ]; }
+
+say "Borrowing: p4 has 4 nodes; prodexp1 and prodexp2 have a quota of 2 each"
+for _ in 1 2 3 4; do
+  as alice sbatch --share=prodexp1 -p p4 -N 1 --exclusive --requeue --wrap='sleep 120'
+done
+until_ok 30 running_in prodexp1 4
+echo "prodexp2 is idle, so prodexp1 runs 4 nodes: 2 on its quota, 2 borrowed"
+show squeue -p p4 -o '%.6i %.10a %.8T %Q %r'
+
+say "Reclaim: prodexp2 asks for its quota back"
+for _ in 1 2; do
+  as bob sbatch --share=prodexp2 -p p4 -N 1 --exclusive --wrap='sleep 20'
+done
+sleep 2
+show squeue -p p4 -t PENDING -o '%.6i %.10a %.8T %r'
+echo "(borrowed jobs are reclaimed once they ran ReclaimMinRuntime=15 s)"
+until_ok 60 running_in prodexp2 2
+show squeue -p p4 -o '%.6i %.10a %.8T %r'
+victim=$(squeue -h -p p4 -t PENDING -A prodexp1 -o %i | head -1)
+[ -n "$victim" ] && show scontrol show job "$victim" | grep -E 'JobState|SystemComment|Restarts'
+echo "prodexp1 is back at exactly its quota of 2; its requeued jobs run when prodexp2 is done"
+
+say "Warm pools: a job leaves its node warm; a matching job reuses it"
+# submit USER ARGS...: shows the command, submits it, and leaves the job id in $job.
+submit() {
+  local user=$1
+  shift
+  printf '%s$ sbatch %s\n' "$user" "$*"
+  job=$(cd "$SHAREQ_CLUSTER_DIR/jobs" && runuser -u "$user" -- sbatch --parsable "$@")
+  echo "Submitted batch job $job"
+}
+gone() { [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
+submit alice --share=prodexp2 -p p5 --gres=gpu:8 --image=llama-train --keep-alive=300 \
+  --wrap='echo epoch-1 >"$SHAREQ_WARM_DIR/checkpoint"; ls -l "$SHAREQ_IMAGE_PATH"'
+until_ok 60 gone "$job"
+submit alice --share=prodexp2 -p p5 --gres=gpu:8 --image=llama-train --keep-alive=300 \
+  -o "$SHAREQ_CLUSTER_DIR/jobs/warm-demo.out" --wrap='cat "$SHAREQ_WARM_DIR/checkpoint"'
+second=$job
+until_ok 60 gone "$second"
+show scontrol show job "$second" | grep -E 'NodeList=|SystemComment'
+show cat "$SHAREQ_CLUSTER_DIR/jobs/warm-demo.out"
+echo "Warm nodes (scontrol show node: Extra):"
+scontrol show node -o | sed -n 's/^NodeName=\([^ ]*\) .*Extra=\(shareq[^ ]*\).*/  \1  \2/p'
 
 say "Done. The cluster is still up:"
 echo "  eval \"\$(tests/cluster/cluster env)\"   # point sbatch/squeue/sacct at it"
