@@ -6,7 +6,9 @@ plugins) it starts a private test cluster, fills every node with a long job, sub
 jobs spread over the shares, partitions and priorities, lets slurmctld schedule for a while, and
 reads the main and backfill scheduler's cycle statistics from `sdiag`. Prints one table.
 
-Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90]   (as root; build/ built)
+Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90] [--build-dir build]
+           [--cluster-dir BUILD_DIR/bench-cluster] [--port-base 16900] [--fill quota|random]
+       (as root, with the build dir built)
 """
 
 import argparse
@@ -35,6 +37,30 @@ def sbatch(env, args):
     return run(["sbatch", "--parsable", "-o", "/dev/null", *args], env)
 
 
+# The long jobs that fill every node. "quota" (default): each share runs exactly its quota (p4: 2
+# nodes each; p5: 16 GPUs each) at --share-priority=99, so that under shareq no pending job can
+# start, borrow, reclaim or preempt in its share -- the same "nothing can start" the stock plugins
+# see, so both modes do the same work. "random" (the benchmark's first version): random shares and
+# priorities, which leaves shares over their quota: shareq then reclaims and preempts within
+# shares, and 10-s jobs keep starting and ending (a main cycle at every job end), while stock
+# starts nothing.
+QUOTA_FILL = {"p4": ["prodexp1", "prodexp1", "prodexp2", "prodexp2"],
+              "p5": ["prodexp2", "prodexp2", "research", "research"]}
+
+
+def fill_args(rng, fill):
+    out = []
+    for partition in ("p4", "p5"):
+        for i in range(4):
+            args = job_args(rng, partition, long=True)
+            if fill == "quota":
+                args = [f"--share={QUOTA_FILL[partition][i]}" if a.startswith("--share=") else
+                        "--share-priority=99" if a.startswith("--share-priority=") else a
+                        for a in args]
+            out.append(args)
+    return out
+
+
 def job_args(rng, partition, long=False):
     share = rng.choice(SHARES[partition])
     args = ["-p", partition, f"--share={share}", f"--share-priority={rng.randrange(100)}"]
@@ -43,23 +69,36 @@ def job_args(rng, partition, long=False):
     return args
 
 
+def wait_running(env, count, timeout=60):
+    """Waits (bounded) until `count` jobs run: the fill holds every node before the queue fills."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(run(["squeue", "-h", "-t", "R", "-o", "%i"], env).stdout.split()) >= count:
+            return
+        time.sleep(0.5)
+    sys.exit(f"the {count} fill jobs did not all start within {timeout} s")
+
+
 def sdiag_means(env):
     text = run(["sdiag"], env).stdout
     main = re.search(r"Main schedule statistics.*?Mean cycle:\s+(\d+)", text, re.S)
     cycles = re.search(r"Main schedule statistics.*?Total cycles:\s+(\d+)", text, re.S)
     bf = re.search(r"Backfilling stats.*?Mean cycle:\s+(\d+)", text, re.S)
     bf_cycles = re.search(r"Backfilling stats.*?Total cycles:\s+(\d+)", text, re.S)
+    started = re.search(r"Jobs started:\s+(\d+)", text)
     return {
         "main_mean_us": int(main.group(1)) if main else None,
         "main_cycles": int(cycles.group(1)) if cycles else 0,
         "bf_mean_us": int(bf.group(1)) if bf else None,
         "bf_cycles": int(bf_cycles.group(1)) if bf_cycles else 0,
+        "started": int(started.group(1)) if started else 0,
     }
 
 
-def measure(mode, jobs, seconds):
+def measure(mode, jobs, seconds, opts):
     env = dict(os.environ)
-    env.update(SHAREQ_CLUSTER_DIR=str(REPO / "build" / "bench-cluster"), SHAREQ_PORT_BASE="16900",
+    env.update(SHAREQ_CLUSTER_DIR=str(opts.cluster_dir), SHAREQ_BUILD_DIR=str(opts.build_dir),
+               SHAREQ_PORT_BASE=str(opts.port_base),
                SHAREQ_STOCK="1" if mode == "stock" else "0",
                # Both modes: a main cycle every 5 s besides event-driven ones, backfill every 5 s.
                SHAREQ_SCHED_PARAMS="sched_interval=5,bf_interval=5")
@@ -70,10 +109,9 @@ def measure(mode, jobs, seconds):
         env[key] = value
     rng = random.Random(42)
     try:
-        for partition in ("p4", "p5"):
-            for _ in range(4):
-                args = job_args(rng, partition, long=True)
-                sbatch(env, to_stock(args) if mode == "stock" else args)
+        for args in fill_args(rng, opts.fill):
+            sbatch(env, to_stock(args) if mode == "stock" else args)
+        wait_running(env, 8)
         started = time.monotonic()
         arg_lists = [job_args(rng, rng.choice(["p4", "p5"])) for _ in range(jobs)]
         if mode == "stock":
@@ -106,14 +144,26 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=5000)
     parser.add_argument("--seconds", type=int, default=90)
+    parser.add_argument("--build-dir", type=pathlib.Path, default=REPO / "build",
+                        help="build tree whose plugins/ the cluster loads (default build/)")
+    parser.add_argument("--cluster-dir", type=pathlib.Path, default=None,
+                        help="the cluster's private directory (default BUILD_DIR/bench-cluster)")
+    parser.add_argument("--fill", choices=["quota", "random"], default="quota",
+                        help="the long jobs that fill the nodes (see QUOTA_FILL; default quota)")
+    parser.add_argument("--port-base", type=int, default=16900,
+                        help="first of the 32 TCP ports the cluster takes (default 16900)")
     opts = parser.parse_args()
-    results = {mode: measure(mode, opts.jobs, opts.seconds) for mode in ("stock", "shareq")}
-    print(f"\n{opts.jobs} pending jobs, {opts.seconds} s of scheduling, 8 nodes (all busy)\n")
+    opts.build_dir = opts.build_dir.resolve()
+    opts.cluster_dir = (opts.cluster_dir or opts.build_dir / "bench-cluster").resolve()
+    results = {mode: measure(mode, opts.jobs, opts.seconds, opts) for mode in ("stock", "shareq")}
+    print(f"\n{opts.jobs} pending jobs, {opts.seconds} s of scheduling, 8 nodes (all busy), "
+          f"fill={opts.fill}; started = jobs started during the measurement\n")
     print(f"{'plugins':<8} {'main mean (us)':>15} {'main cycles':>12} "
-          f"{'backfill mean (us)':>19} {'bf cycles':>10} {'submit (s)':>11}")
+          f"{'backfill mean (us)':>19} {'bf cycles':>10} {'started':>8} {'submit (s)':>11}")
     for mode, r in results.items():
         print(f"{mode:<8} {r['main_mean_us'] or 0:>15} {r['main_cycles']:>12} "
-              f"{r['bf_mean_us'] or 0:>19} {r['bf_cycles']:>10} {r['submit_s']:>11.1f}")
+              f"{r['bf_mean_us'] or 0:>19} {r['bf_cycles']:>10} {r['started']:>8} "
+              f"{r['submit_s']:>11.1f}")
     stock, shareq = results["stock"], results["shareq"]
     for key, name in (("main_mean_us", "main"), ("bf_mean_us", "backfill")):
         if stock[key] and shareq[key]:

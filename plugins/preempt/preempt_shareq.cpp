@@ -108,8 +108,16 @@ void remember_order(const Request& r, time_t now) {
   for (const policy::Victim& v : choice.victims) g_order.rank.emplace(v.id, ++rank);
 }
 
+// Slurm asks about every job in job_list (slurm_find_preemptable_jobs: the thousands of pending
+// jobs too, once per preemptor, i.e. for every job the scheduler, backfill or a submission
+// tests) and only then keeps the running or suspended ones (job_overlap_and_running). A job that
+// is neither is never a candidate, whatever the answer: say no before translating the preemptor.
+bool never_a_candidate(const job_record_t* job) {
+  return !IS_JOB_RUNNING(job) && !IS_JOB_SUSPENDED(job);
+}
+
 bool preemptable(Preemptor preemptor, Preemptee preemptee) {
-  if (preemptee.job == nullptr) return false;
+  if (preemptee.job == nullptr || never_a_candidate(preemptee.job)) return false;
   const auto r = request_of(preemptor);
   if (!r) return false;
   const policy::RunningJob* candidate = r->snapshot->find(preemptee.job->job_id);

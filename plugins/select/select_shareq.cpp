@@ -140,6 +140,20 @@ int changed(int rc) {
   return rc;
 }
 
+// Tells the warm-pool registry (slurmctld only) about a job starting or ending; an exception is
+// logged, never passed to Slurm.
+template <typename Notify>
+void tell_warm_pools(const char* where, Notify notify) {
+  if (!running_in_slurmctld()) return;
+  guarded(
+      0,
+      [&] {
+        notify(time(nullptr));
+        return 0;
+      },
+      [where](const char* what) { report(where, what); });
+}
+
 }  // namespace
 
 extern "C" int select_p_state_save(char* dir_name) { return ops().state_save(dir_name); }
@@ -156,14 +170,9 @@ extern "C" int select_p_node_init(void) { return ops().node_init(); }
 
 extern "C" int select_p_job_begin(job_record_t* job_ptr) {
   const int rc = allocated(ops().job_begin(job_ptr), job_ptr);
-  if (rc == SLURM_SUCCESS && running_in_slurmctld()) {
-    guarded(
-        0,
-        [&] {
-          shareq::ctld::warm_job_started(job_ptr, time(nullptr));
-          return 0;
-        },
-        [](const char* what) { report("job_begin (warm pools)", what); });
+  if (rc == SLURM_SUCCESS) {
+    tell_warm_pools("job_begin (warm pools)",
+                    [&](time_t now) { shareq::ctld::warm_job_started(job_ptr, now); });
   }
   return rc;
 }
@@ -186,15 +195,8 @@ extern "C" int select_p_job_signal(job_record_t* job_ptr, int signal) {
 
 extern "C" int select_p_job_fini(job_record_t* job_ptr) {
   const int rc = released(ops().job_fini(job_ptr), job_ptr);
-  if (running_in_slurmctld()) {
-    guarded(
-        0,
-        [&] {
-          shareq::ctld::warm_job_ended(job_ptr, time(nullptr));
-          return 0;
-        },
-        [](const char* what) { report("job_fini (warm pools)", what); });
-  }
+  tell_warm_pools("job_fini (warm pools)",
+                  [&](time_t now) { shareq::ctld::warm_job_ended(job_ptr, now); });
   return rc;
 }
 
