@@ -264,3 +264,20 @@ def test_slurmctld_restart_during_a_borrow_loses_nothing(shares):
     owner = node_job(c, "bob", "prodexp2", "sleep 1")  # decisions unchanged: it reclaims
     c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=60)
     assert sum(1 for job in fill if restarts(c, job) >= 1) == 1
+
+
+def test_lowering_a_quota_preempts_nothing_until_another_share_needs_it(shares):
+    c = shares
+    c.install_shareq_conf(conf(q1=3, q2=1))
+    jobs = [node_job(c, "alice", "prodexp1") for _ in range(3)]
+    for job in jobs:
+        c.wait_state(job, "RUNNING")  # 3 nodes, all within prodexp1's quota of 3
+
+    c.install_shareq_conf(conf(q1=2, q2=2))  # prodexp1 now borrows 1
+    assert all(c.job_state(job) == "RUNNING" and restarts(c, job) == 0 for job in jobs)
+
+    owners = [node_job(c, "bob", "prodexp2") for _ in range(2)]  # within prodexp2's new quota
+    for job in owners:
+        c.wait_state(job, "RUNNING", timeout=60)
+    assert running_count(c, "prodexp1") == 2, "reclaimed down to the new quota, not below"
+    assert sum(1 for job in jobs if restarts(c, job) >= 1) == 1
