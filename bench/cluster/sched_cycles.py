@@ -17,20 +17,11 @@ import os
 import pathlib
 import random
 import re
-import subprocess
 import sys
 import time
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-CLUSTER = REPO / "tests" / "cluster" / "cluster"
+from bench_cluster import REPO, run, start_cluster, stop_cluster
 SHARES = {"p4": ["prodexp1", "prodexp2"], "p5": ["prodexp2", "research"]}
-
-
-def run(cmd, env, check=True):
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if check and out.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed: {out.stderr}")
-    return out
 
 
 def sbatch(env, args):
@@ -102,11 +93,7 @@ def measure(mode, jobs, seconds, opts):
                SHAREQ_STOCK="1" if mode == "stock" else "0",
                # Both modes: a main cycle every 5 s besides event-driven ones, backfill every 5 s.
                SHAREQ_SCHED_PARAMS="sched_interval=5,bf_interval=5")
-    run([str(CLUSTER), "down"], env, check=False)
-    up = run([str(CLUSTER), "up"], env)
-    for line in up.stdout.splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
-        env[key] = value
+    start_cluster(env)
     rng = random.Random(42)
     try:
         for args in fill_args(rng, opts.fill):
@@ -126,7 +113,7 @@ def measure(mode, jobs, seconds, opts):
         return result
     finally:
         run(["scancel", "--user=root"], env, check=False)
-        run([str(CLUSTER), "down"], env, check=False)
+        stop_cluster(env)
 
 
 def to_stock(args):

@@ -15,16 +15,13 @@ Usage: bench/cluster/utilisation.py [--scale 1.0]    (as root; build/ built)
 
 import argparse
 import os
-import pathlib
 import random
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import datetime
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-CLUSTER = REPO / "tests" / "cluster" / "cluster"
+from bench_cluster import REPO, run, start_cluster, stop_cluster
 CAPACITY_GPUS = 32
 TIERS = [("production", "prodexp1", 80), ("research", "research", 50), ("hpo", "prodexp2", 10)]
 SHAREQ_CONF = """
@@ -52,13 +49,6 @@ def workload(scale):
     return sorted(jobs)
 
 
-def run(cmd, env, check=True):
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if check and out.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed: {out.stderr}")
-    return out
-
-
 def percentile(values, p):
     if not values:
         return float("nan")
@@ -74,10 +64,7 @@ def measure(mode, jobs):
     env.update(SHAREQ_CLUSTER_DIR=str(REPO / "build" / "bench-cluster"), SHAREQ_PORT_BASE="16900",
                SHAREQ_STOCK="1" if mode == "stock" else "0", SHAREQ_CONF=conf.name,
                SHAREQ_SCHED_PARAMS="sched_interval=5,bf_interval=5")
-    run([str(CLUSTER), "down"], env, check=False)
-    for line in run([str(CLUSTER), "up"], env).stdout.splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
-        env[key] = value
+    start_cluster(env)
     try:
         ids = {}
         t0 = time.monotonic()
@@ -98,7 +85,7 @@ def measure(mode, jobs):
             time.sleep(1)
         return summarise(env, ids)
     finally:
-        run([str(CLUSTER), "down"], env, check=False)
+        stop_cluster(env)
         os.unlink(conf.name)
 
 
