@@ -34,6 +34,11 @@ Share=Research Family=p5 Quota=gres/gpu=10
 Share=ProdExp2 Family=p5 Quota=gres/gpu=10
 ReclaimMinRuntime=0
 """
+# Each mode runs with its recommended SchedulerParameters: Slurm's defaults for the stock plugins,
+# and for shareq the README's bf_min_prio_reserve at the within-quota tier (2^30), so a borrower
+# that does not fit never holds back the jobs behind it (borrowing is opportunistic).
+SCHED_PARAMS = {"stock": "sched_interval=5,bf_interval=5",
+                "shareq": "sched_interval=5,bf_interval=5,bf_min_prio_reserve=1073741824"}
 
 
 def workload(scale):
@@ -56,14 +61,14 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def measure(mode, jobs):
+def measure(mode, jobs, dump_dir=None):
     env = dict(os.environ)
     conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
     conf.write(SHAREQ_CONF)
     conf.close()
     env.update(SHAREQ_CLUSTER_DIR=str(REPO / "build" / "bench-cluster"), SHAREQ_PORT_BASE="16900",
                SHAREQ_STOCK="1" if mode == "stock" else "0", SHAREQ_CONF=conf.name,
-               SHAREQ_SCHED_PARAMS="sched_interval=5,bf_interval=5")
+               SHAREQ_SCHED_PARAMS=SCHED_PARAMS[mode])
     start_cluster(env)
     try:
         ids = {}
@@ -83,25 +88,30 @@ def measure(mode, jobs):
             if time.monotonic() > deadline:
                 sys.exit(f"{mode}: jobs still queued after 900 s")
             time.sleep(1)
-        return summarise(env, ids)
+        if dump_dir is None:
+            return summarise(env, ids)
+        with open(os.path.join(dump_dir, f"utilisation-{mode}.runs"), "w") as dump:
+            return summarise(env, ids, dump)
     finally:
         stop_cluster(env)
         os.unlink(conf.name)
 
 
-def summarise(env, ids):
+def summarise(env, ids, dump=None):
     out = run(["sacct", "-a", "-X", "-n", "-P", "-D", "-o",
-               "JobID,Submit,Start,End,ReqTRES,AllocTRES,State"], env).stdout
+               "JobID,Submit,Start,End,ReqTRES,AllocTRES,State,NodeList"], env).stdout
     waits = {tier: [] for tier, _, _ in TIERS}
     runs = []  # (submit, start, end, gpus) of each run of each job
     for line in out.splitlines():
-        job_id, submit, start, end, req, alloc, state = line.split("|")
+        job_id, submit, start, end, req, alloc, state, nodes = line.split("|")
         job = int(job_id.split("_")[0])
         if job not in ids or "Unknown" in (start, end) or "None" in (start, end):
             continue
         s, b, e = (datetime.fromisoformat(x).timestamp() for x in (submit, start, end))
         gpus = gpu_count(alloc) or gpu_count(req)
         runs.append((s, b, e, gpus))
+        if dump is not None:
+            dump.write(f"{job} {ids[job]} {state} {s:.0f} {b:.0f} {e:.0f} {gpus} {nodes}\n")
         if state == "COMPLETED":
             waits[ids[job]].append(b - s)
     return {"utilisation": utilisation(runs), "jobs": len(ids),
@@ -130,9 +140,12 @@ def utilisation(runs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="jobs per burst = 8 x scale")
+    parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
+    parser.add_argument("--dump-dir", help="write each run (job, tier, state, submit, start, end,"
+                        " GPUs, nodes) to DIR/utilisation-MODE.runs")
     opts = parser.parse_args()
     jobs = workload(opts.scale)
-    results = {mode: measure(mode, jobs) for mode in ("stock", "shareq")}
+    results = {mode: measure(mode, jobs, opts.dump_dir) for mode in opts.modes.split(",")}
     print(f"\n{len(jobs)} GPU jobs on family p5 (32 GPUs), bursts from three shares\n")
     print(f"{'plugins':<8} {'GPU util':>9} {'span (s)':>9}  " +
           "  ".join(f"{t + ' P50/P90 wait (s)':>30}" for t, _, _ in TIERS))

@@ -15,6 +15,7 @@
 #include "config_state.hpp"
 #include "log.hpp"
 #include "policy/victims.hpp"
+#include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
 #include "slurmctld_headers.hpp"
 
@@ -91,7 +92,7 @@ std::optional<Request> request_of(Preemptor p) {
   r.family = *family;
   r.amount = it->amount;
   r.job = std::move(*job);
-  r.snapshot = shareq::ctld::running_snapshot(r.config);
+  r.snapshot = shareq::ctld::decision_snapshot(r.config, time(nullptr));
   return r;
 }
 
@@ -118,11 +119,15 @@ bool never_a_candidate(const job_record_t* job) {
 
 bool preemptable(Preemptor preemptor, Preemptee preemptee) {
   if (preemptee.job == nullptr || never_a_candidate(preemptee.job)) return false;
+  const time_t now = time(nullptr);
+  // A job whose victims are still ending preempts nothing more (reclaim_claims.hpp).
+  if (preemptor.job != nullptr && shareq::ctld::reclaim_in_flight(preemptor.job->job_id, now)) {
+    return false;
+  }
   const auto r = request_of(preemptor);
   if (!r) return false;
   const policy::RunningJob* candidate = r->snapshot->find(preemptee.job->job_id);
   if (candidate == nullptr) return false;
-  const time_t now = time(nullptr);
   if (!policy::may_preempt(r->snapshot->ledger(), r->job, r->family, r->amount, *candidate, now)) {
     return false;
   }

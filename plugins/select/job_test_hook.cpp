@@ -7,10 +7,11 @@
 #include "config_state.hpp"
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
+#include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
 #include "warm_pools.hpp"
 
-#pragma weak last_job_update  // slurmctld-only: this plugin also loads in slurmd and clients
+#pragma weak last_job_update    // slurmctld-only: this plugin also loads in slurmd and clients
 #pragma weak node_record_count  // libslurmfull only; clients load this plugin through libslurm
 #pragma weak node_record_table_ptr
 
@@ -61,7 +62,8 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
 // are forbidden (reserve mode) or tried last (prefer mode: taking them ends their pool, see
 // warm_job_started). TEST_ONLY ("could it ever run") is not restricted.
 int forward(const JobTestArgs& a, List candidates) {
-  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld()) return forward_plain(a, candidates);
+  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld())
+    return forward_plain(a, candidates);
   std::vector<std::string> names;
   for (int i = 0; i < node_record_count; ++i) {
     if (bit_test(a.node_bitmap, i) && node_record_table_ptr[i] != nullptr) {
@@ -159,6 +161,28 @@ void require_all_victims(List* preempted, List victims) {
   list_iterator_destroy(it);
 }
 
+// The job's victims go to Slurm to preempt: until it starts, decisions see them gone and the job
+// running (reclaim_claims.hpp).
+void record_claim(const policy::PendingJob& job, const policy::FamilyRequest& request,
+                  const policy::VictimChoice& choice, time_t now) {
+  policy::ReclaimClaim claim{job.id, job.share, request.family, request.amount, job.priority,
+                             now,    {}};
+  for (const policy::Victim& v : choice.victims) claim.victims.push_back(v.id);
+  ctld::claim_recorded(std::move(claim));
+}
+
+// A job whose victims are still ending starts when they are gone, and preempts nothing more
+// meanwhile (Slurm tries it again at every pass until then).
+int wait_for_victims(const JobTestArgs& a) {
+  const int rc = forward(a, nullptr);
+  if (rc == SLURM_SUCCESS) {
+    clear_wait_reason(a.job_ptr);
+  } else {
+    set_wait_reason(a.job_ptr, "waiting for the jobs it preempted to end");
+  }
+  return rc;
+}
+
 // Runs cons_tres with exactly `choice`'s victims, in order; SLURM_ERROR when Slurm did not offer
 // them all as candidates.
 int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
@@ -202,7 +226,8 @@ int job_test(const JobTestArgs& a) {
                              " is not a share of family " + p.family(*family).name);
     return SLURM_ERROR;
   }
-  const auto snapshot = ctld::running_snapshot(config);
+  const time_t now = time(nullptr);
+  const auto snapshot = ctld::decision_snapshot(config, now);
   const policy::Ledger& ledger = snapshot->ledger();
   const policy::Admission admission =
       policy::admit(ledger, pending->share, *family, request->amount);
@@ -216,17 +241,21 @@ int job_test(const JobTestArgs& a) {
     return refuse(admission.reason);  // never runnable, whatever the mode
   }
   if (a.mode == SELECT_MODE_TEST_ONLY) return forward(a, a.preemptee_candidates);
+  if (ctld::reclaim_in_flight(job->job_id, now)) return wait_for_victims(a);
   if (admission.can_start) {
     clear_wait_reason(job);
     return forward(a, nullptr);
   }
-  const policy::VictimChoice choice = policy::pick_victims(
-      ledger, *pending, *family, request->amount, snapshot->running(), time(nullptr));
+  const policy::VictimChoice choice =
+      policy::pick_victims(ledger, *pending, *family, request->amount, snapshot->running(), now);
   if (!choice.possible)
     return refuse(choice.reason != policy::WaitReason::None ? choice.reason : admission.reason);
   if (choice.victims.empty() || a.preemptee_candidates == nullptr) return refuse(admission.reason);
   const int rc = run_with_victims(a, choice, p, pending->share, *family);
   if (rc != SLURM_SUCCESS) return refuse(admission.reason);
+  if (a.mode == SELECT_MODE_RUN_NOW && a.preemptee_job_list != nullptr) {
+    record_claim(*pending, *request, choice, now);
+  }
   clear_wait_reason(job);
   return rc;
 }

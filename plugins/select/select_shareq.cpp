@@ -9,6 +9,7 @@
 #include "boundary.hpp"
 #include "cons_tres.hpp"
 #include "job_test_hook.hpp"
+#include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
 #include "warm_pools.hpp"
 
@@ -126,12 +127,16 @@ extern "C" int select_p_job_test(job_record_t* job_ptr, bitstr_t* node_bitmap, u
 namespace {
 
 int allocated(int rc, job_record_t* job) {
-  if (rc == SLURM_SUCCESS) shareq::ctld::job_allocated(job);
+  if (rc == SLURM_SUCCESS) {
+    shareq::ctld::job_allocated(job);
+    shareq::ctld::claim_ended(job->job_id);  // a job that reclaimed has started
+  }
   return rc;
 }
 
 int released(int rc, job_record_t* job) {
   shareq::ctld::job_released(job);
+  shareq::ctld::claim_ended(job->job_id);
   return rc;
 }
 

@@ -106,6 +106,39 @@ def test_idle_quota_is_borrowed_and_reclaimed_down_to_exactly_the_quota(shares):
         c.wait_state(job, "COMPLETED", timeout=300)
 
 
+def test_jobs_deciding_while_victims_end_see_them_gone(shares):
+    """Three jobs of a share with quota 2 arrive together while another share borrows the
+    family, and victims get a grace period. Decisions taken while the first victim is still
+    ending must see it gone and its preemptor running (reclaim_claims.hpp): the second job then
+    reclaims the second node at once (both victims are warned before either job starts), and the
+    third, which would borrow, preempts nothing. Deciding blindly instead, the second job picks
+    the first job's victim again and reclaims only after the first job has started."""
+    c = shares
+    grace = 10
+    c.install_shareq_conf(conf(grace=grace))
+    lender = [node_job(c, "bob", "prodexp2") for _ in range(4)]
+    for job in lender:
+        c.wait_state(job, "RUNNING")
+    owners = [node_job(c, "alice", "prodexp1") for _ in range(3)]
+
+    def warned():
+        return [job for job in lender if c.job(job).get("PreemptTime", "None") != "None"]
+
+    wait_until("two lender jobs warned", lambda: len(warned()) >= 2, timeout=grace + 30)
+    started = [job for job in owners if c.job_state(job) == "RUNNING"]
+    assert not started, f"both victims are warned before a reclaimer starts: {started} started"
+    for job in owners[:2]:
+        c.wait_state(job, "RUNNING", timeout=grace + 60)
+    # Hold the check for a while: a late over-reclaim would show up as a third requeue.
+    deadline = time.monotonic() + grace + 5
+    while time.monotonic() < deadline:
+        assert running_count(c, "prodexp2") == 2, "the lender keeps exactly its quota"
+        assert c.job_state(owners[2]) == "PENDING", "the third job would borrow: it waits"
+        time.sleep(1)
+    assert sum(1 for job in lender if restarts(c, job) >= 1) == 2, "exactly two were reclaimed"
+    assert running_count(c, "prodexp1") == 2
+
+
 def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     c = shares
     c.install_shareq_conf(conf())

@@ -1,0 +1,33 @@
+// The controller's reclaims in flight (src/policy/reclaim_claims.hpp says why they exist).
+//
+// select/shareq records a claim when a job's victims are handed to Slurm to preempt, and ends it
+// when the job starts (select_p_job_begin). A claim that outlives the time its victims can take
+// to end (PreemptGraceTime + KillWait + 2 x MessageTimeout + 10 s) is dropped: the job is then
+// decided afresh, as is one that was cancelled or held meanwhile. Claims are not saved: after a
+// slurmctld restart the victims have ended or are ending, and the claimants are decided afresh.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "config_state.hpp"
+#include "ctld_api.hpp"
+#include "policy/reclaim_claims.hpp"
+#include "slurm_jobs.hpp"
+
+namespace shareq::ctld {
+
+// The job preempted its victims and waits for them to end.
+SHAREQ_CTLD_API void claim_recorded(policy::ReclaimClaim claim);
+// The job started (or is gone): its claim ends.
+SHAREQ_CTLD_API void claim_ended(uint32_t job_id);
+// Whether the job waits for victims it preempted (a live claim).
+SHAREQ_CTLD_API bool reclaim_in_flight(uint32_t job_id, int64_t now);
+
+// running_snapshot(config) as decisions must see it: with every live claim applied (its victims
+// gone, its job running). The running snapshot itself when no claim is live. Cached; thread-safe;
+// reads only shareq's own registries (never job_list).
+SHAREQ_CTLD_API std::shared_ptr<const RunningSnapshot> decision_snapshot(
+    const std::shared_ptr<const LoadedConfig>& config, int64_t now);
+
+}  // namespace shareq::ctld
