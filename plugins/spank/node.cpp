@@ -20,7 +20,7 @@
 namespace shareq::spank_plugin::node {
 namespace {
 
-using Log = void (*)(const std::string&);
+using Log = const LogFn&;
 
 std::string parent_of(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -208,8 +208,7 @@ std::string open_warm_dir(const Paths& p, const JobFacts& job, const std::string
     if (!S_ISDIR(st.st_mode) || st.st_uid != job.uid) {
       return "warm directory " + job.warm_name + " exists but is not the job user's directory";
     }
-  } else if (::mkdir(dir.c_str(), 0700) != 0 ||
-             ::chown(dir.c_str(), job.uid, job.gid) != 0) {
+  } else if (::mkdir(dir.c_str(), 0700) != 0 || ::chown(dir.c_str(), job.uid, job.gid) != 0) {
     return "cannot create warm directory " + dir + ": " + std::strerror(errno);
   }
   ::chmod(dir.c_str(), 0700);
