@@ -37,8 +37,10 @@ std::string node_library_path() {
 NodeLibrary load_node_library(const std::string& path) {
   NodeLibrary out;
   if (path.empty() || path.front() != '/') {
+    // A relative path is relative to the working directory of the dlopen(), long changed.
     out.error = cannot_load(path.empty() ? SHAREQ_NODE_LIBRARY : path,
-                            "the directory of spank_shareq.so is unknown");
+                            "spank_shareq.so was not loaded by an absolute path (plugstack.conf), "
+                            "so its directory is unknown");
     return out;
   }
   // RTLD_LOCAL: its (hidden anyway) symbols never interpose on Slurm's or the plugin's.
