@@ -47,6 +47,7 @@ if [[ " $stages " == *" package "* ]]; then
     usr/lib/x86_64-linux-gnu/slurm-wlm/select_shareq_cons_tres.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_shareq.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/spank_shareq.so \
+    usr/lib/x86_64-linux-gnu/slurm-wlm/shareq_node.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/priority_shareq.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/preempt_shareq.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/libshareq_ctld.so; do

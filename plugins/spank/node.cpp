@@ -1,7 +1,6 @@
 #include "node.hpp"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,11 +15,12 @@
 #include "imagecache/image_cache.hpp"
 #include "submission.hpp"
 #include "warm/digest_file.hpp"
+#include "warm_tree.hpp"
 
 namespace shareq::spank_plugin::node {
 namespace {
 
-using Log = void (*)(const std::string&);
+using Log = const LogFn&;
 
 std::string parent_of(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -136,25 +136,6 @@ std::optional<WarmState> read_state(const std::string& path) {
   return s;
 }
 
-int remove_entry(const char* path, const struct stat* /*st*/, int type, struct FTW* /*ftw*/) {
-  if (type == FTW_DP) {
-    ::rmdir(path);
-  } else {
-    ::unlink(path);
-  }
-  return 0;
-}
-
-void remove_tree(const std::string& dir) {
-  struct stat st {};
-  if (::lstat(dir.c_str(), &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    ::unlink(dir.c_str());
-    return;
-  }
-  ::nftw(dir.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
-
 std::optional<imagecache::ImageCache> open_cache(const Config& config, const Paths& p,
                                                  std::string* why) {
   imagecache::CacheOptions options = imagecache::CacheOptions::from_config(config);
@@ -189,13 +170,16 @@ void sweep_locked(const Config& config, const Paths& p, const std::string& keep,
     const std::string state_path = p.warm + "/" + name + ".state";
     const auto state = read_state(state_path);
     if (state && (state->kind != "until" || state->value > now)) continue;
-    remove_tree(p.warm + "/" + name);
+    // The pool is over either way: what could not be removed is left for an admin, named in
+    // the log, rather than retried by every later prolog.
+    const auto removed = remove_tree(p.warm + "/" + name);
     if (state && !state->digest.empty()) {
       if (!cache) cache = open_cache(config, p, nullptr);
       if (cache) (void)cache->unpin(state->digest, name);
     }
     ::unlink(state_path.c_str());
-    log("warm directory " + name + " expired: removed" +
+    log("warm directory " + name + " expired: " +
+        (removed ? "removed" : "not removed completely (" + removed.error().to_string() + ")") +
         (state && !state->digest.empty() ? ", image unpinned" : ""));
   }
 }
@@ -208,8 +192,7 @@ std::string open_warm_dir(const Paths& p, const JobFacts& job, const std::string
     if (!S_ISDIR(st.st_mode) || st.st_uid != job.uid) {
       return "warm directory " + job.warm_name + " exists but is not the job user's directory";
     }
-  } else if (::mkdir(dir.c_str(), 0700) != 0 ||
-             ::chown(dir.c_str(), job.uid, job.gid) != 0) {
+  } else if (::mkdir(dir.c_str(), 0700) != 0 || ::chown(dir.c_str(), job.uid, job.gid) != 0) {
     return "cannot create warm directory " + dir + ": " + std::strerror(errno);
   }
   ::chmod(dir.c_str(), 0700);

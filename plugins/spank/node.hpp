@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,9 @@
 #include "result.hpp"
 
 namespace shareq::spank_plugin::node {
+
+// Takes one log line, without the "shareq: " prefix.
+using LogFn = std::function<void(const std::string&)>;
 
 // What the prolog and epilog know of the job (from Slurm's items and the job's spank env).
 struct JobFacts {
@@ -52,12 +56,10 @@ struct Prepared {
 // ImageCacheDir with "%n" replaced by `node`.
 std::string node_cache_dir(const Config& config, const std::string& node);
 
-// The prolog. Logs through `log` (one line, without the "shareq: " prefix); never throws.
-void job_prolog(const Config& config, const JobFacts& job, int64_t now,
-                void (*log)(const std::string&));
+// The prolog. Logs through `log`; never throws.
+void job_prolog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log);
 // The epilog.
-void job_epilog(const Config& config, const JobFacts& job, int64_t now,
-                void (*log)(const std::string&));
+void job_epilog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log);
 // What the prolog left for this job on this node; nullopt when it left nothing.
 std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
                                       uint32_t job_id);

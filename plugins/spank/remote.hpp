@@ -1,11 +1,16 @@
 // The node side of spank_shareq in Slurm's terms: job prolog/epilog (job script context) and the
-// task hooks (remote context, slurmstepd). Reads Slurm's items and environment, loads shareq.conf
-// (beside slurm.conf), calls node.hpp, and reports.
+// task hooks (remote context, slurmstepd). Reads Slurm's items and environment and hands them,
+// with the path of shareq.conf (beside slurm.conf), to the node library (node_api.h,
+// shareq_node.so, loaded on first use), and reports.
 #pragma once
 
 #include "spank_api.hpp"
 
 namespace shareq::spank_plugin {
+
+// slurm_spank_init in the remote context (slurmstepd, before it forks the tasks): loads the node
+// library once for all the step's tasks, logging an error when it cannot.
+void preload_node_library();
 
 // slurm_spank_job_prolog / slurm_spank_job_epilog: always 0 (a failed prolog drains the node).
 int job_prolog(spank_t sp);

@@ -6,6 +6,8 @@
 //     its error (remote.hpp).
 //   job script (slurm_spank_job_prolog / _epilog, as root on every node of the job): the
 //     node-local image cache and warm directories (node.hpp).
+// The node side lives in shareq_node.so beside this plugin (node_api.h), loaded only in the
+// remote and job script contexts: the client commands never load libcurl and its dependencies.
 //   slurmd: nothing.
 #include "boundary.hpp"
 #include "client.hpp"
@@ -44,7 +46,9 @@ extern "C" int slurm_spank_init(spank_t sp, int /*ac*/, char** /*av*/) {
         switch (spank_context()) {
           case S_CTX_LOCAL:
           case S_CTX_ALLOCATOR:
+            return shareq::spank_plugin::register_options(sp) == ESPANK_SUCCESS ? 0 : -1;
           case S_CTX_REMOTE:
+            shareq::spank_plugin::preload_node_library();
             return shareq::spank_plugin::register_options(sp) == ESPANK_SUCCESS ? 0 : -1;
           default:
             return 0;
@@ -100,10 +104,7 @@ extern "C" int slurm_spank_job_epilog(spank_t sp, int /*ac*/, char** /*av*/) {
 
 extern "C" int slurm_spank_task_init_privileged(spank_t sp, int /*ac*/, char** /*av*/) {
   return guarded(
-      0,
-      [&] {
-        return spank_remote(sp) != 0 ? shareq::spank_plugin::task_init_privileged(sp) : 0;
-      },
+      0, [&] { return spank_remote(sp) != 0 ? shareq::spank_plugin::task_init_privileged(sp) : 0; },
       [](const char* what) { report("task_init_privileged", what); });
 }
 

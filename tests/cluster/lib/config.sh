@@ -1,8 +1,9 @@
 # The test cluster's configuration files. Sourced by tests/cluster/cluster.
 
 # libshareq_ctld.so is the controller plugins' shared state; they find it beside them ($ORIGIN).
+# shareq_node.so is spank_shareq.so's node side, which it dlopen()s from its own directory.
 SHAREQ_PLUGIN_FILES=(libshareq_ctld.so select_shareq_cons_tres.so job_submit_shareq.so
-  priority_shareq.so preempt_shareq.so spank_shareq.so)
+  priority_shareq.so preempt_shareq.so spank_shareq.so shareq_node.so)
 
 check_plugins() {
   [ -r "$SHAREQ_CONF_FILE" ] || die "SHAREQ_CONF=$SHAREQ_CONF_FILE is not readable"

@@ -1,0 +1,20 @@
+# Fails when a shared object names a forbidden library in its dynamic section (readelf -d NEEDED),
+# or when it names none at all (readelf failed to read it).
+# Usage: cmake -DFILE=path.so -DFORBIDDEN="libcurl;libcrypto" -P check_needed.cmake
+execute_process(COMMAND readelf -d ${FILE} OUTPUT_VARIABLE text RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf failed on ${FILE}")
+endif()
+string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]+\\]" lines "${text}")
+if(NOT lines)
+  message(FATAL_ERROR "${FILE} has no NEEDED entry: not a shared object readelf understands?")
+endif()
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE ".*\\[(.+)\\]" "\\1" needed "${line}")
+  foreach(bad IN LISTS FORBIDDEN)
+    if(needed MATCHES "^${bad}[.]so")
+      message(FATAL_ERROR "${FILE} needs ${needed}: every sbatch, salloc and srun would load it")
+    endif()
+  endforeach()
+  message(STATUS "${FILE} needs ${needed}")
+endforeach()

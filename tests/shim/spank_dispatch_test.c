@@ -1,0 +1,295 @@
+/*
+ * spank_shareq's dispatch (plugins/spank/spank_shareq.cpp, remote.cpp, node_library.cpp) against
+ * a mocked SPANK API, in one of two builds:
+ *   spank_dispatch_missing_test: no shareq_node.so beside the executable (a broken install):
+ *     every callback still succeeds, the node logs why, and only the tasks of jobs that need the
+ *     node side (an image or a warm directory) fail, with that message;
+ *   spank_dispatch_present_test (NODE_LIBRARY_PRESENT): a fake shareq_node.so beside it
+ *     (fake_node_library.c): the client contexts never load it, the remote context does, and
+ *     the tasks get what it prepared.
+ * The node library is loaded once per process, so the tests run in the order listed. Run them by
+ * their absolute path, as ctest does: like the plugin, they look for shareq_node.so beside the
+ * file they were loaded from and refuse a relative one.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <slurm/spank.h>
+
+/* ---- the mocked SPANK API ---- */
+
+static spank_context_t g_context = S_CTX_ALLOCATOR;
+static uint32_t g_job_id = 42;
+static const char* g_job_env[4]; /* "NAME=VALUE", what spank_getenv sees; NULL-terminated */
+static char g_log[16384];        /* every slurm_info / slurm_error line */
+
+spank_context_t spank_context(void) { return g_context; }
+
+int spank_remote(spank_t sp) {
+  (void)sp;
+  return g_context == S_CTX_REMOTE;
+}
+
+spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...) {
+  (void)sp;
+  va_list ap;
+  va_start(ap, item);
+  spank_err_t rc = ESPANK_SUCCESS;
+  if (item == S_JOB_ID) {
+    *va_arg(ap, uint32_t*) = g_job_id;
+  } else if (item == S_JOB_UID) {
+    *va_arg(ap, uid_t*) = 1000;
+  } else if (item == S_JOB_GID) {
+    *va_arg(ap, gid_t*) = 1000;
+  } else {
+    rc = ESPANK_BAD_ARG;
+  }
+  va_end(ap);
+  return rc;
+}
+
+spank_err_t spank_getenv(spank_t sp, const char* var, char* buf, int len) {
+  (void)sp;
+  size_t n = strlen(var);
+  for (const char** e = g_job_env; *e != NULL; e++) {
+    if (strncmp(*e, var, n) == 0 && (*e)[n] == '=') {
+      snprintf(buf, (size_t)len, "%s", *e + n + 1);
+      return ESPANK_SUCCESS;
+    }
+  }
+  return ESPANK_ENV_NOEXIST;
+}
+
+spank_err_t spank_setenv(spank_t sp, const char* var, const char* val, int overwrite) {
+  (void)sp;
+  (void)overwrite;
+  check_expected(var);
+  check_expected(val);
+  return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_option_register(spank_t sp, struct spank_option* opt) {
+  (void)sp;
+  (void)opt;
+  return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_job_control_setenv(spank_t sp, const char* name, const char* value,
+                                     int overwrite) {
+  (void)sp;
+  (void)name;
+  (void)value;
+  (void)overwrite;
+  return ESPANK_SUCCESS;
+}
+
+const char* spank_strerror(spank_err_t err) {
+  (void)err;
+  return "mocked error";
+}
+
+static void append_log(const char* level, const char* format, va_list ap) {
+  size_t used = strlen(g_log);
+  snprintf(g_log + used, sizeof g_log - used, "%s: ", level);
+  used = strlen(g_log);
+  vsnprintf(g_log + used, sizeof g_log - used, format, ap);
+  used = strlen(g_log);
+  snprintf(g_log + used, sizeof g_log - used, "\n");
+}
+
+void slurm_info(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  append_log("info", format, ap);
+  va_end(ap);
+}
+
+void slurm_error(const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  append_log("error", format, ap);
+  va_end(ap);
+}
+
+/* ---- helpers ---- */
+
+static spank_t sp(void) { return (spank_t)(uintptr_t)0x5eed; }
+
+static void job(spank_context_t context, uint32_t id, const char* env0, const char* env1) {
+  g_context = context;
+  g_job_id = id;
+  g_job_env[0] = env0;
+  g_job_env[1] = env0 != NULL ? env1 : NULL;
+  g_job_env[2] = NULL;
+  g_log[0] = '\0';
+}
+
+static bool logged(const char* part) { return strstr(g_log, part) != NULL; }
+
+/* Whether this process has mapped a file whose path contains `name`. */
+static bool mapped(const char* name) {
+  FILE* maps = fopen("/proc/self/maps", "r");
+  assert_non_null(maps);
+  char line[4096];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, maps) != NULL) found = strstr(line, name) != NULL;
+  fclose(maps);
+  return found;
+}
+
+static int setup(void** state) {
+  (void)state;
+  /* slurm_conf is not linked in: the plugin falls back to SLURM_CONF for shareq.conf's place. */
+  setenv("SLURM_CONF", "/etc/test-slurm/slurm.conf", 1);
+  setenv("SLURMD_NODENAME", "n1", 1);
+  return 0;
+}
+
+#ifndef NODE_LIBRARY_PRESENT
+
+static void remote_init_logs_the_missing_library_and_succeeds(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 42, NULL, NULL);
+  assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
+  assert_true(logged("error: shareq: init: cannot load the node library /"));
+  assert_true(logged("/dispatch_missing/shareq_node.so ("));
+  assert_true(logged("jobs with an image or a warm directory fail on this node"));
+  assert_false(mapped("shareq_node.so"));
+}
+
+static void an_image_jobs_task_fails_with_the_reason(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 42, "SLURM_SPANK_SHAREQ_IMAGE=llama", NULL);
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), -1);
+  assert_true(logged("error: shareq: task: image llama: cannot load the node library /"));
+}
+
+static void a_warm_directory_jobs_task_fails_with_the_reason(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 42, "SLURM_SPANK_SHAREQ_WARM_NAME=warm-7", NULL);
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), -1);
+  assert_true(logged("error: shareq: task: warm directory warm-7: cannot load the node library"));
+}
+
+static void a_job_without_image_or_warm_directory_runs(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 42, "SLURM_SPANK_SHAREQ_SHARE=prodexp1", NULL);
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), 0);
+  assert_string_equal(g_log, "");
+}
+
+static void prolog_and_epilog_succeed_so_the_node_is_not_drained(void** state) {
+  (void)state;
+  job(S_CTX_JOB_SCRIPT, 42, NULL, NULL);
+  setenv("SPANK_SHAREQ_IMAGE", "llama", 1);
+  assert_int_equal(slurm_spank_job_prolog(sp(), 0, NULL), 0);
+  assert_true(logged("error: shareq: prolog: cannot load the node library"));
+  assert_int_equal(slurm_spank_job_epilog(sp(), 0, NULL), 0);
+  assert_true(logged("error: shareq: epilog: cannot load the node library"));
+  unsetenv("SPANK_SHAREQ_IMAGE");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(remote_init_logs_the_missing_library_and_succeeds),
+      cmocka_unit_test(an_image_jobs_task_fails_with_the_reason),
+      cmocka_unit_test(a_warm_directory_jobs_task_fails_with_the_reason),
+      cmocka_unit_test(a_job_without_image_or_warm_directory_runs),
+      cmocka_unit_test(prolog_and_epilog_succeed_so_the_node_is_not_drained),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
+
+#else /* NODE_LIBRARY_PRESENT */
+
+static void client_contexts_never_load_the_node_library(void** state) {
+  (void)state;
+  const spank_context_t clients[] = {S_CTX_ALLOCATOR, S_CTX_LOCAL};
+  for (size_t i = 0; i < sizeof clients / sizeof clients[0]; i++) {
+    job(clients[i], 0, NULL, NULL);
+    assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
+    assert_int_equal(slurm_spank_init_post_opt(sp(), 0, NULL), 0);
+    assert_int_equal(slurm_spank_exit(sp(), 0, NULL), 0);
+  }
+  assert_false(mapped("shareq_node.so"));
+  assert_string_equal(g_log, "");
+}
+
+static void remote_init_loads_it_from_the_plugins_directory(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 42, NULL, NULL);
+  assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
+  assert_true(mapped("/dispatch_present/shareq_node.so"));
+  assert_string_equal(g_log, "");
+}
+
+static void the_task_gets_what_the_prolog_prepared(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 42, "SLURM_SPANK_SHAREQ_IMAGE=llama", NULL);
+  expect_string(spank_setenv, var, "SHAREQ_IMAGE_PATH");
+  expect_string(spank_setenv, val, "/cache/sha256/abc");
+  expect_string(spank_setenv, var, "SHAREQ_WARM_DIR");
+  expect_string(spank_setenv, val, "/warm/warm-7");
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), 0);
+}
+
+static void the_task_fails_with_the_prologs_error(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 43, "SLURM_SPANK_SHAREQ_IMAGE=bad", NULL);
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), -1);
+  assert_true(logged("error: shareq: task: image bad: digest mismatch"));
+}
+
+static void an_image_the_prolog_never_prepared_fails_the_task(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 44, "SLURM_SPANK_SHAREQ_IMAGE=llama", NULL);
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), -1);
+  assert_true(logged("image llama: the node prolog did not prepare it"));
+}
+
+static void prolog_and_epilog_pass_the_job_and_shareq_conf_beside_slurm_conf(void** state) {
+  (void)state;
+  job(S_CTX_JOB_SCRIPT, 42, NULL, NULL);
+  setenv("SPANK_SHAREQ_IMAGE", "llama", 1);
+  assert_int_equal(slurm_spank_job_prolog(sp(), 0, NULL), 0);
+  assert_true(logged(
+      "info: shareq: fake prolog: job 42 image llama node n1 conf /etc/test-slurm/shareq.conf"));
+  assert_int_equal(slurm_spank_job_epilog(sp(), 0, NULL), 0);
+  assert_true(logged("info: shareq: fake epilog: job 42 image llama node n1"));
+  unsetenv("SPANK_SHAREQ_IMAGE");
+}
+
+static void a_prolog_without_image_or_warm_directory_does_nothing(void** state) {
+  (void)state;
+  job(S_CTX_JOB_SCRIPT, 45, NULL, NULL);
+  assert_int_equal(slurm_spank_job_prolog(sp(), 0, NULL), 0);
+  assert_string_equal(g_log, "");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(client_contexts_never_load_the_node_library),
+      cmocka_unit_test(remote_init_loads_it_from_the_plugins_directory),
+      cmocka_unit_test(the_task_gets_what_the_prolog_prepared),
+      cmocka_unit_test(the_task_fails_with_the_prologs_error),
+      cmocka_unit_test(an_image_the_prolog_never_prepared_fails_the_task),
+      cmocka_unit_test(prolog_and_epilog_pass_the_job_and_shareq_conf_beside_slurm_conf),
+      cmocka_unit_test(a_prolog_without_image_or_warm_directory_does_nothing),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
+
+#endif

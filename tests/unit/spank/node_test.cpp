@@ -1,0 +1,261 @@
+// The SPANK plugin's node side (plugins/spank/node.hpp), Slurm-free: job prolog and epilog on a
+// temporary ImageCacheDir with a directory image store. The layout checks (root-owned
+// directories, chown to the job's user) need root, as on a node; the tests skip otherwise.
+#include "node.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cache_fixture.hpp"
+#include "test_configs.hpp"
+
+namespace shareq::spank_plugin::node {
+namespace {
+
+using imagecache::testing::Bytes;
+using imagecache::testing::Mode;
+using imagecache::testing::ReadFile;
+using imagecache::testing::Store;
+using imagecache::testing::TempDir;
+using imagecache::testing::WriteFile;
+namespace fs = std::filesystem;
+
+constexpr uint32_t kUid = 4242;
+constexpr uint32_t kGid = 4343;
+constexpr int64_t kNow = 1'000'000;
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+class NodeSide : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "the node side runs as root (root-owned layout, chown)";
+    digest_ = store_.put("img", Bytes(10'000, 1));
+    other_digest_ = store_.put("other", Bytes(5'000, 2));
+    config_ =
+        testing::must_parse(std::string(testing::kFamiliesOnlyConf) + "ImageStore=" + store_.dir() +
+                            "\nImageCacheDir=" + tmp_.path() + "/%n/images\n");
+  }
+
+  [[nodiscard]] JobFacts Job(uint32_t id, const std::string& image = "",
+                             const std::string& warm = "", int64_t keep_alive = 0) const {
+    JobFacts f;
+    f.job_id = id;
+    f.uid = kUid;
+    f.gid = kGid;
+    f.node = "n1";
+    f.image = image;
+    f.warm_name = warm;
+    f.keep_alive_s = keep_alive;
+    return f;
+  }
+
+  Prepared Prolog(const JobFacts& job, int64_t now = kNow) {
+    job_prolog(config_, job, now, log_);
+    auto prepared = read_prepared(config_, job.node, job.job_id);
+    EXPECT_TRUE(prepared.has_value()) << "the prolog left nothing for job " << job.job_id;
+    return prepared.value_or(Prepared{});
+  }
+  void Epilog(const JobFacts& job, int64_t now = kNow) { job_epilog(config_, job, now, log_); }
+
+  [[nodiscard]] std::string Root() const { return tmp_.path() + "/n1"; }
+  [[nodiscard]] std::string Warm(const std::string& name) const { return Root() + "/warm/" + name; }
+  [[nodiscard]] std::string State(const std::string& name) const {
+    return ReadFile(Warm(name) + ".state");
+  }
+  [[nodiscard]] std::vector<std::string> Holders(const std::string& digest) const {
+    return imagecache::testing::List(Root() + "/images/pins/" + digest);
+  }
+  [[nodiscard]] bool Logged(const std::string& part) const {
+    for (const auto& line : lines_) {
+      if (line.find(part) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  TempDir tmp_;
+  Store store_{tmp_.path() + "/store"};
+  Config config_;
+  std::string digest_;
+  std::string other_digest_;
+  std::vector<std::string> lines_;
+  LogFn log_ = [this](const std::string& line) { lines_.push_back(line); };
+};
+
+TEST_F(NodeSide, NodeNameIsSubstitutedInTheCacheDirectory) {
+  EXPECT_EQ(node_cache_dir(config_, "p4n2"), tmp_.path() + "/p4n2/images");
+}
+
+TEST_F(NodeSide, PrologWithoutImageOrWarmDirectoryPreparesNothingAndFailsNothing) {
+  const Prepared p = Prolog(Job(1));
+  EXPECT_EQ(p.image_path, "");
+  EXPECT_EQ(p.warm_dir, "");
+  EXPECT_EQ(p.error, "");
+}
+
+TEST_F(NodeSide, PrologCachesTheImageAndPinsItForTheJob) {
+  const Prepared p = Prolog(Job(2, "img"));
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.digest, digest_);
+  EXPECT_EQ(p.image_path, Root() + "/images/sha256/" + digest_);
+  EXPECT_EQ(ReadFile(p.image_path), Bytes(10'000, 1));
+  EXPECT_EQ(Mode(p.image_path), 0444u);
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-2"});
+  EXPECT_TRUE(Logged("job 2: image img fetched"));
+
+  const Prepared again = Prolog(Job(3, "img"));
+  EXPECT_EQ(again.image_path, p.image_path);
+  EXPECT_TRUE(Logged("job 3: image img already cached"));
+}
+
+TEST_F(NodeSide, ABadImageNameFailsTheJobWithAMessageNamingIt) {
+  const Prepared p = Prolog(Job(4, "../etc/passwd"));
+  EXPECT_NE(p.error.find("image ../etc/passwd: "), std::string::npos) << p.error;
+  EXPECT_EQ(p.image_path, "");
+}
+
+TEST_F(NodeSide, AnUnknownImageFailsTheJobWithAMessageNamingIt) {
+  const Prepared p = Prolog(Job(5, "missing"));
+  EXPECT_NE(p.error.find("image missing: "), std::string::npos) << p.error;
+  EXPECT_EQ(imagecache::testing::List(Root() + "/images/sha256"), std::vector<std::string>{});
+}
+
+TEST_F(NodeSide, APinnedDigestOtherThanThePublishedOneFailsTheJob) {
+  const Prepared p = Prolog(Job(6, "img@sha256:" + other_digest_));
+  EXPECT_NE(p.error.find("image img: pinned digest sha256:" + other_digest_), std::string::npos)
+      << p.error;
+  EXPECT_EQ(p.image_path, "");
+}
+
+TEST_F(NodeSide, APinnedDigestThatMatchesIsServed) {
+  const Prepared p = Prolog(Job(7, "img@sha256:" + digest_));
+  EXPECT_EQ(p.error, "");
+  EXPECT_EQ(p.digest, digest_);
+}
+
+TEST_F(NodeSide, WarmDirectoryIsCreatedPrivateToTheJobsUserAndMarkedInUse) {
+  const Prepared p = Prolog(Job(8, "img", "warm-8", 300));
+  ASSERT_EQ(p.error, "");
+  EXPECT_EQ(p.warm_dir, Warm("warm-8"));
+  struct stat st {};
+  ASSERT_EQ(::lstat(p.warm_dir.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0700u);
+  EXPECT_EQ(st.st_uid, kUid);
+  EXPECT_EQ(st.st_gid, kGid);
+  EXPECT_EQ(State("warm-8"), "inuse 8 " + digest_ + "\n");
+  // The layout around it stays root's.
+  EXPECT_EQ(Mode(Root() + "/warm"), 0755u);
+  EXPECT_EQ(Mode(Root() + "/jobs/8"), 0600u);
+}
+
+TEST_F(NodeSide, EpilogKeepsTheWarmDirectoryPinsTheImageAndTheNextJobReopensIt) {
+  Prolog(Job(9, "img", "warm-9", 300));
+  WriteFile(Warm("warm-9") + "/checkpoint", "step 100");
+  Epilog(Job(9, "img", "warm-9", 300));
+  EXPECT_EQ(State("warm-9"), "until " + std::to_string(kNow + 300) + " " + digest_ + "\n");
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"warm-9"});  // job-9 unpinned
+  EXPECT_FALSE(Exists(Root() + "/jobs/9"));
+
+  const Prepared next = Prolog(Job(10, "img", "warm-9"), kNow + 100);
+  ASSERT_EQ(next.error, "");
+  EXPECT_EQ(next.warm_dir, Warm("warm-9"));
+  EXPECT_EQ(ReadFile(Warm("warm-9") + "/checkpoint"), "step 100");
+  EXPECT_EQ(State("warm-9"), "inuse 10 " + digest_ + "\n");
+}
+
+TEST_F(NodeSide, EpilogWithoutKeepAliveRemovesTheWarmDirectoryAndUnpinsEverything) {
+  Prolog(Job(11, "img", "warm-11"));
+  WriteFile(Warm("warm-11") + "/data", "x");
+  Epilog(Job(11, "img", "warm-11", 0));
+  EXPECT_FALSE(Exists(Warm("warm-11")));
+  EXPECT_FALSE(Exists(Warm("warm-11") + ".state"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+}
+
+TEST_F(NodeSide, SweepRemovesExpiredWarmDirectoriesOnTimeAndUnpinsTheirImages) {
+  Prolog(Job(12, "img", "warm-12", 300));
+  WriteFile(Warm("warm-12") + "/data", "x");
+  Epilog(Job(12, "img", "warm-12", 300));
+
+  Prolog(Job(13), kNow + 299);  // a second before the deadline: still warm
+  EXPECT_TRUE(Exists(Warm("warm-12") + "/data"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"warm-12"});
+
+  Epilog(Job(13), kNow + 300);
+  EXPECT_FALSE(Exists(Warm("warm-12")));
+  EXPECT_FALSE(Exists(Warm("warm-12") + ".state"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+  EXPECT_TRUE(Logged("warm directory warm-12 expired: removed, image unpinned"));
+}
+
+TEST_F(NodeSide, SweepNeverRemovesTheDirectoryOfTheJobStartingNorOneInUse) {
+  Prolog(Job(14, "img", "warm-14", 10));
+  Epilog(Job(14, "img", "warm-14", 10));
+  Prolog(Job(15, "", "warm-15", 10));  // in use, no deadline
+  // Expired, but the starting job reuses it: kept.
+  const Prepared p = Prolog(Job(16, "img", "warm-14"), kNow + 1000);
+  EXPECT_EQ(p.error, "");
+  EXPECT_TRUE(Exists(Warm("warm-14")));
+  EXPECT_TRUE(Exists(Warm("warm-15")));
+}
+
+TEST_F(NodeSide, SweepNeverRemovesADirectoryNotNamedWarmN) {
+  Prolog(Job(17));
+  for (const std::string name : {"warm-x", "cache", "warm-", "warm-1/../x"}) {
+    fs::create_directories(Root() + "/warm/" + name);
+    WriteFile(Root() + "/warm/" + name + "/keep", "keep");
+    WriteFile(Root() + "/warm/" + name + ".state", "until 0\n");
+  }
+  Epilog(Job(17), kNow + 1'000'000);
+  for (const std::string name : {"warm-x", "cache", "warm-", "warm-1/../x"}) {
+    EXPECT_EQ(ReadFile(Root() + "/warm/" + name + "/keep"), "keep") << name;
+  }
+}
+
+TEST_F(NodeSide, AnExpiredWarmDirectoryIsRemovedWithoutFollowingTheUsersLinks) {
+  const std::string outside = tmp_.path() + "/outside";
+  fs::create_directory(outside);
+  WriteFile(outside + "/precious", "keep");
+  Prolog(Job(18, "", "warm-18", 5));
+  fs::create_directory_symlink(outside, Warm("warm-18") + "/link");
+  Epilog(Job(18, "", "warm-18", 5));
+  Epilog(Job(19), kNow + 10);
+  EXPECT_FALSE(Exists(Warm("warm-18")));
+  EXPECT_EQ(ReadFile(outside + "/precious"), "keep");
+}
+
+TEST_F(NodeSide, AWarmDirectoryOwnedBySomeoneElseIsNotHandedToTheJob) {
+  Prolog(Job(20, "", "warm-20", 60));
+  ASSERT_EQ(::chown(Warm("warm-20").c_str(), kUid + 1, kGid), 0);
+  const Prepared p = Prolog(Job(21, "", "warm-20"));
+  EXPECT_NE(p.error.find("warm directory warm-20 exists but is not the job user's directory"),
+            std::string::npos)
+      << p.error;
+  EXPECT_EQ(p.warm_dir, "");
+}
+
+TEST_F(NodeSide, RefusesAWarmRootThatRootDoesNotOwn) {
+  Prolog(Job(22));
+  ASSERT_EQ(::chown((Root() + "/warm").c_str(), kUid, kGid), 0);
+  job_prolog(config_, Job(23, "img", "warm-23"), kNow, log_);
+  EXPECT_FALSE(read_prepared(config_, "n1", 23).has_value());
+  EXPECT_FALSE(Exists(Warm("warm-23")));
+  EXPECT_TRUE(Logged(Root() + "/warm is not a root-owned directory; refusing to use it"));
+}
+
+TEST_F(NodeSide, NothingPreparedForAJobThePrologNeverSaw) {
+  EXPECT_FALSE(read_prepared(config_, "n1", 999).has_value());
+}
+
+}  // namespace
+}  // namespace shareq::spank_plugin::node
