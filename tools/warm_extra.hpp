@@ -1,7 +1,7 @@
 // shareq pools: the warm pools as slurmctld shows them on the nodes' Extra field, which
 // plugins/ctld/warm_pools.cpp writes on each warm node:
 //   shareq:wp-N,STATUS,owner=USER/ACCOUNT,until=YYYY-MM-DDTHH:MM:SS,key=KEY   (waiting)
-//   shareq:wp-N,STATUS,owner=USER/ACCOUNT,job=JOBID,key=KEY                   (InUse)
+//   shareq:wp-N,STATUS,owner=USER/ACCOUNT,job=JOBID,key=KEY                   (in-use)
 // KEY is the pool's match key for people ("image=sha256:0a1b..,account=..,user=..", or "any")
 // and is the rest of the line, commas included. The time is slurmctld's local time.
 #pragma once
@@ -19,7 +19,7 @@ namespace shareq::tool {
 
 struct WarmExtra {
   std::string pool;    // "wp-3"
-  std::string status;  // Available, InUse, Reused, ...
+  std::string status;  // available, in-use, reused, ... (warm::status_name)
   std::string user;
   std::string account;
   std::optional<std::string> until;  // as written (local ISO time), when waiting

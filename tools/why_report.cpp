@@ -21,9 +21,9 @@ std::string family_part(const ClusterState& state, FamilyId f, int64_t amount) {
   const std::string& name = state.policy().family(f).name;
   const std::string used =
       std::to_string(ledger.used(f)) + "/" + amount_text(ledger.capacity(f), unit_of(state, f));
-  if (ledger.idle(f) < amount) return "family " + name + " is at capacity: " + used;
-  return "family " + name + " has " + amount_text(ledger.idle(f), unit_of(state, f)) + " idle (" +
-         used + " used)";
+  if (ledger.idle(f) == 0) return "family " + name + " is at capacity: " + used;
+  return "family " + name + " has " + (ledger.idle(f) < amount ? "only " : "") +
+         amount_text(ledger.idle(f), unit_of(state, f)) + " idle (" + used + " used)";
 }
 
 std::string share_part(const ClusterState& state, ShareId s, FamilyId f, int64_t amount) {

@@ -9,9 +9,9 @@ namespace shareq::tool {
 namespace {
 
 constexpr const char* kWaiting =
-    "shareq:wp-3,Available,owner=alice/prodexp1,until=2025-01-15T10:15:00,"
+    "shareq:wp-3,available,owner=alice/prodexp1,until=2025-01-15T10:15:00,"
     "key=image=sha256:0a1b2c3d4e5f,account=prodexp1,user=alice,partition=p4,nodes=2";
-constexpr const char* kInUse = "shareq:wp-12,InUse,owner=bob/research,job=77,key=any";
+constexpr const char* kInUse = "shareq:wp-12,in-use,owner=bob/research,job=77,key=any";
 
 TEST(WarmExtra, WaitingPoolWithAKeyFullOfCommas) {
   const auto parsed = parse_warm_extra(kWaiting);
@@ -19,7 +19,7 @@ TEST(WarmExtra, WaitingPoolWithAKeyFullOfCommas) {
   ASSERT_TRUE(parsed->ok()) << parsed->error().to_string();
   const WarmExtra& pool = parsed->value();
   EXPECT_EQ(pool.pool, "wp-3");
-  EXPECT_EQ(pool.status, "Available");
+  EXPECT_EQ(pool.status, "available");
   EXPECT_EQ(pool.user, "alice");
   EXPECT_EQ(pool.account, "prodexp1");
   EXPECT_EQ(pool.until, "2025-01-15T10:15:00");
@@ -43,13 +43,13 @@ TEST(WarmExtra, AnAdminsExtraIsNotOurs) {
 TEST(WarmExtra, MalformedLinesAreErrorsThatSayWhatIsMissing) {
   for (const auto& [extra, problem] : std::vector<std::pair<std::string, std::string>>{
            {"shareq:", "no pool name wp-N"},
-           {"shareq:pool-1,Available,owner=a/b,until=x,key=any", "no pool name wp-N"},
+           {"shareq:pool-1,available,owner=a/b,until=x,key=any", "no pool name wp-N"},
            {"shareq:wp-1", "no pool name wp-N"},
-           {"shareq:wp-1,Available", "no status"},
-           {"shareq:wp-1,Available,owner=ab,until=x,key=any", "no owner=U/A"},
-           {"shareq:wp-1,Available,owner=a/b,key=any", "no until= or job="},
-           {"shareq:wp-1,InUse,owner=a/b,job=x,key=any", "bad job="},
-           {"shareq:wp-1,Available,owner=a/b,until=x", "no key="}}) {
+           {"shareq:wp-1,available", "no status"},
+           {"shareq:wp-1,available,owner=ab,until=x,key=any", "no owner=U/A"},
+           {"shareq:wp-1,available,owner=a/b,key=any", "no until= or job="},
+           {"shareq:wp-1,in-use,owner=a/b,job=x,key=any", "bad job="},
+           {"shareq:wp-1,available,owner=a/b,until=x", "no key="}}) {
     const auto parsed = parse_warm_extra(extra);
     ASSERT_TRUE(parsed.has_value()) << extra;
     ASSERT_FALSE(parsed->ok()) << extra;
@@ -82,11 +82,11 @@ TEST(WarmPools, TableShowsLocalTimeAndWhatRemains) {
                        "JOB  KEY\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("wp-3   Available  alice/prodexp1  p4n2   2025-01-15 10:15:00  14m 30s      "
+  EXPECT_NE(table.find("wp-3   available  alice/prodexp1  p4n2   2025-01-15 10:15:00  14m 30s      "
                        "-  image=sha256:0a1b2c3d4e5f,"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("wp-12  InUse      bob/research    p4n1   -                    -           "
+  EXPECT_NE(table.find("wp-12  in-use     bob/research    p4n1   -                    -           "
                        "77  any\n"),
             std::string::npos)
       << table;
@@ -98,7 +98,7 @@ TEST(WarmPools, Json) {
   const WarmPools pools = collect_pools({{"p4n2", kWaiting}, {"p4n3", kWaiting}});
   const int64_t now = *parse_local_time("2025-01-15T10:00:00");
   const std::string json = format_pools_json(pools, now);
-  EXPECT_NE(json.find("\"pool\":\"wp-3\",\"status\":\"Available\",\"user\":\"alice\","
+  EXPECT_NE(json.find("\"pool\":\"wp-3\",\"status\":\"available\",\"user\":\"alice\","
                       "\"account\":\"prodexp1\",\"nodes\":[\"p4n2\",\"p4n3\"],\"until\":" +
                       std::to_string(now + 900) + ",\"remaining_s\":900,\"job\":null"),
             std::string::npos)
