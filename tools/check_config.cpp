@@ -1,37 +1,12 @@
 // shareq check-config [FILE]
-#include <cstdlib>
 #include <ostream>
 #include <string>
 
 #include "commands.hpp"
+#include "config_path.hpp"
 #include "config.hpp"
 
 namespace shareq::tool {
-namespace {
-
-std::string env(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::string(value) : std::string();
-}
-
-// $SHAREQ_CONF, else shareq.conf in the directory of $SLURM_CONF (default
-// /etc/slurm/slurm.conf).
-std::string default_config_path() {
-  if (std::string path = env("SHAREQ_CONF"); !path.empty()) {
-    return path;
-  }
-  std::string slurm_conf = env("SLURM_CONF");
-  if (slurm_conf.empty()) {
-    slurm_conf = "/etc/slurm/slurm.conf";
-  }
-  const size_t slash = slurm_conf.rfind('/');
-  if (slash == std::string::npos) {
-    return "shareq.conf";
-  }
-  return slurm_conf.substr(0, slash + 1) + "shareq.conf";
-}
-
-}  // namespace
 
 int run_check_config(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
   if (args.size() > 1 || (!args.empty() && args[0].starts_with('-'))) {

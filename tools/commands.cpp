@@ -8,11 +8,21 @@
 namespace shareq::tool {
 namespace {
 
-constexpr std::array<Command, 2> kCommands = {{
+constexpr std::array<Command, 5> kCommands = {{
     {"check-config", "[FILE]",
      "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
      "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf)",
      run_check_config},
+    {"status", "[--family F] [--config FILE] [--json]",
+     "per family: capacity, used, idle, borrowed; per share: quota, usage, borrowed, BorrowLimit, "
+     "LendLimit, running and pending jobs and what the pending ones ask",
+     run_status},
+    {"why", "JOBID [--config FILE]",
+     "why a pending job waits (share, quota or borrowing, what it waits for, its place in the "
+     "queue) or, for a running job, where it runs, whether it can be reclaimed, warm start",
+     run_why},
+    {"pools", "[--json]",
+     "the warm pools: nodes, status, owner, until when (and time left), match key", run_pools},
     {"version", "", "print the version of shareq", run_version},
 }};
 

@@ -123,6 +123,40 @@ TEST_F(ShareqTool, UsageErrorsExitTwo) {
   EXPECT_NE(run("frobnicate").err.find("unknown command \"frobnicate\""), std::string::npos);
 }
 
+// The cluster subcommands read shareq.conf before they contact slurmctld, so these run anywhere.
+TEST_F(ShareqTool, ClusterCommandsReportShareqConfErrorsAndFail) {
+  const fs::path conf = write("bad.conf", "DefaultPriority=100\n");
+  for (const std::string command : {"status", "why 12"}) {
+    const Outcome r = run(command + " --config " + conf.string());
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_NE(r.err.find(conf.string() + ":1: DefaultPriority: 100 is out of range"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("cannot use " + conf.string() + " (1 error)"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(ShareqTool, StatusNamesTheFamiliesWhenAskedForAnUnknownOne) {
+  const fs::path conf = write("shareq.conf", shareq::testing::kClusterConf);
+  const Outcome r = run("status --family p9 --config " + conf.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--family: no family \"p9\" in " + conf.string() + "; families: p4, p5"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ShareqTool, ClusterCommandUsageErrors) {
+  for (const char* args : {"status extra", "status --bogus", "status --family", "why", "why 1 2",
+                           "why abc", "why 0", "why 1 --json", "pools extra", "pools --config x"}) {
+    const Outcome r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("usage: shareq "), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  EXPECT_NE(run("why abc").err.find("JOBID: \"abc\" is not a job id"), std::string::npos);
+}
+
 TEST_F(ShareqTool, Version) {
   const Outcome r = run("version");
   EXPECT_EQ(r.exit_code, 0);

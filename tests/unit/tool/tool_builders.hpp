@@ -1,0 +1,76 @@
+// Builders for the tool's tests: jobs as slurmctld would report them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cluster_data.hpp"
+
+namespace shareq::tool::testing {
+
+class Job {
+ public:
+  explicit Job(uint32_t id) {
+    info_.id = id;
+    info_.user = "alice";
+  }
+  Job& share(const std::string& account) {
+    info_.account = account;
+    return *this;
+  }
+  Job& priority(int p) {
+    info_.admin_comment =
+        "shareq:share=" + info_.account + ",priority=" + std::to_string(p) + ",keep_alive=0";
+    return *this;
+  }
+  Job& slurm_priority(uint32_t p) {
+    info_.priority = p;
+    return *this;
+  }
+  Job& partitions(std::vector<std::string> p) {
+    info_.partitions = std::move(p);
+    return *this;
+  }
+  Job& gpus(int64_t g) {
+    info_.gpus = g;
+    info_.nodes = (g + 7) / 8;
+    return *this;
+  }
+  Job& nodes(int64_t n) {
+    info_.nodes = n;
+    return *this;
+  }
+  Job& running(int64_t start, std::string nodes = "p5n1") {
+    info_.state = JobState::Running;
+    info_.state_name = "RUNNING";
+    info_.start_time = start;
+    info_.node_list = std::move(nodes);
+    return *this;
+  }
+  Job& pending(int64_t submit = 0) {
+    info_.state = JobState::Pending;
+    info_.state_name = "PENDING";
+    info_.submit_time = submit;
+    if (info_.priority == 0) info_.priority = 100;
+    return *this;
+  }
+  Job& reason(std::string r) {
+    info_.reason = std::move(r);
+    return *this;
+  }
+  Job& comment(std::string c) {
+    info_.system_comment = std::move(c);
+    return *this;
+  }
+  Job& state(JobState s, std::string name) {
+    info_.state = s;
+    info_.state_name = std::move(name);
+    return *this;
+  }
+  operator JobInfo() const { return info_; }  // NOLINT(google-explicit-constructor)
+
+ private:
+  JobInfo info_;
+};
+
+}  // namespace shareq::tool::testing

@@ -1,0 +1,141 @@
+// shareq why from plain job data: the explanation the policy core gives.
+#include "why_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include "../test_configs.hpp"
+#include "table.hpp"
+#include "tool_builders.hpp"
+
+namespace shareq::tool {
+namespace {
+
+using testing::Job;
+
+// p5: research has 10 of 32 GPUs and may borrow 16 more; prodexp2 has the other 22.
+const Config kConfig = shareq::testing::must_parse(
+    "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
+    "Family=p4 Partitions=p4 Capacity=node=4\n"
+    "Share=Research Family=p5 Quota=gres/gpu=10 BorrowLimit=gres/gpu=16\n"
+    "Share=ProdExp2 Family=p5 Quota=gres/gpu=22\n"
+    "Share=ProdExp2 Family=p4 Quota=node=4\n"
+    "ReclaimMinRuntime=600\n");
+constexpr int64_t kNow = 100000;
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Why, BorrowerInAFullFamilyNamesEveryFigure) {
+  const ClusterState state(
+      kConfig,
+      {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 50),
+       // priority 90: not an in-share victim for the priority-80 job
+       Job(2).share("research").priority(90).gpus(10).partitions({"p5"}).running(kNow - 50),
+       Job(3).share("research").priority(80).gpus(4).partitions({"p5"}).pending()});
+  EXPECT_EQ(wait_sentence(state, *state.pending_job(3), 0, 4, kNow),
+            "family p5 is at capacity: 32/32 GPUs; share research holds 10 of its quota 10; "
+            "4 GPUs would be borrowed, BorrowLimit 16; nothing idle to borrow: it waits for jobs "
+            "to end");
+  const std::string text = explain_job(state, 3, kNow);
+  EXPECT_TRUE(has(text, "job 3: PENDING, user alice, share research, priority 80\n")) << text;
+  EXPECT_TRUE(has(text, "family p5:    asks 4 GPUs, would borrow\n")) << text;
+  EXPECT_TRUE(has(text, "order:      1st of 1 pending jobs in p5")) << text;
+}
+
+TEST(Why, WithinQuotaJobReclaimsTheBorrowedJob) {
+  const ClusterState state(
+      kConfig, {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000),
+                Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(kNow - 5000),
+                Job(3).share("research").gpus(2).partitions({"p5"}).running(kNow - 50),
+                Job(4).share("research").gpus(8).partitions({"p5"}).pending()});
+  EXPECT_EQ(wait_sentence(state, *state.pending_job(4), 0, 8, kNow),
+            "family p5 is at capacity: 32/32 GPUs; share research holds 2 of its quota 10; the "
+            "job (8 GPUs) fits in its quota; reclaim would requeue borrowed job 2 (should start "
+            "at the next scheduling pass)");
+}
+
+TEST(Why, WithinQuotaJobWaitsForReclaimMinRuntimeAndSaysUntilWhen) {
+  const ClusterState state(
+      kConfig, {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000),
+                Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(kNow - 100),
+                Job(3).share("research").gpus(2).partitions({"p5"}).running(kNow - 50),
+                Job(4).share("research").gpus(8).partitions({"p5"}).pending()});
+  const std::string sentence = wait_sentence(state, *state.pending_job(4), 0, 8, kNow);
+  EXPECT_TRUE(has(sentence,
+                  "borrowed jobs run less than ReclaimMinRuntime=600s; the first can "
+                  "be reclaimed at " +
+                      local_time_text(kNow + 500) + " (in 8m 20s)"))
+      << sentence;
+}
+
+TEST(Why, PlaceInOrderFollowsSlurmPriorityThenJobId) {
+  const ClusterState state(
+      kConfig, {Job(1).share("prodexp2").gpus(32).partitions({"p5"}).running(kNow - 50),
+                Job(2).share("research").gpus(4).partitions({"p5"}).slurm_priority(500).pending(),
+                Job(3).share("prodexp2").gpus(4).partitions({"p5"}).slurm_priority(900).pending(),
+                Job(4).share("research").gpus(4).partitions({"p5"}).slurm_priority(500).pending(),
+                Job(5).share("research").gpus(4).partitions({"p5"}).slurm_priority(100).pending(),
+                Job(6).share("research").gpus(4).partitions({"p5"}).pending().slurm_priority(0)});
+  const std::string text = explain_job(state, 4, kNow);
+  EXPECT_TRUE(has(text,
+                  "3rd of 4 pending jobs in p5 (Slurm priority 500); ahead: 3 (prodexp2), "
+                  "2 (research)"))
+      << text;
+  EXPECT_TRUE(has(explain_job(state, 6, kNow), "held (Slurm priority 0)"));
+}
+
+TEST(Why, EveryFamilyOfAMultiPartitionJob) {
+  const ClusterState state(
+      kConfig, {Job(1).share("prodexp2").gpus(8).nodes(1).partitions({"p5", "p4"}).pending()});
+  const std::string text = explain_job(state, 1, kNow);
+  EXPECT_TRUE(has(text, "family p5:    asks 8 GPUs, within its share's quota\n")) << text;
+  EXPECT_TRUE(has(text, "family p4:    asks 1 node, within its share's quota\n")) << text;
+  EXPECT_TRUE(has(text, "it fits now, nothing to preempt")) << text;
+}
+
+TEST(Why, NoQuotaInAFamilySaysSo) {
+  const ClusterState state(kConfig,
+                           {Job(1).share("research").nodes(1).partitions({"p4"}).pending()});
+  const std::string text = explain_job(state, 1, kNow);
+  EXPECT_TRUE(has(text, "waits for:  share research has no quota in family p4")) << text;
+}
+
+TEST(Why, RunningBorrowedJobCanBeReclaimedAfterMinRuntime) {
+  const ClusterState state(
+      kConfig,
+      {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000, "p5n[1-3]"),
+       Job(2).share("prodexp2").priority(30).gpus(8).partitions({"p5"}).running(kNow - 100, "p5n4"),
+       Job(3)
+           .share("research")
+           .gpus(2)
+           .partitions({"p5"})
+           .running(kNow - 50)
+           .comment("shareq: warm start on wp-3 (origin job 9, key any)")});
+  const std::string borrowed = explain_job(state, 2, kNow);
+  EXPECT_TRUE(has(borrowed, "runs on:      p5n4 (partition p5, family p5), 8 GPUs")) << borrowed;
+  EXPECT_TRUE(has(borrowed,
+                  "share:        prodexp2 holds 30 of its quota 22 in p5: borrowing "
+                  "8 GPUs\n"))
+      << borrowed;
+  EXPECT_TRUE(has(borrowed,
+                  "reclaim:      yes: it borrows, so a share under its quota may "
+                  "requeue it from " +
+                      local_time_text(kNow + 500)))
+      << borrowed;
+  EXPECT_TRUE(has(explain_job(state, 1, kNow), "reclaim:      not this job"));
+  const std::string within = explain_job(state, 3, kNow);
+  EXPECT_TRUE(has(within, "reclaim:      no: its share is within its quota")) << within;
+  EXPECT_TRUE(has(within, "comment:      shareq: warm start on wp-3")) << within;
+}
+
+TEST(Why, JobShareqDoesNotGovern) {
+  const ClusterState state(
+      kConfig, {Job(1).share("other").gpus(8).partitions({"p5"}).pending().reason("Priority")});
+  const std::string text = explain_job(state, 1, kNow);
+  EXPECT_TRUE(has(text, "shareq:       does not govern this job")) << text;
+  EXPECT_TRUE(has(text, "reason:       Priority")) << text;
+}
+
+}  // namespace
+}  // namespace shareq::tool

@@ -1,0 +1,17 @@
+// The tool's one window on slurmctld (libslurm, the public client API): jobs and nodes as plain
+// values. Every failure is an Error naming what could not be loaded and libslurm's reason.
+#pragma once
+
+#include <vector>
+
+#include "cluster_data.hpp"
+#include "result.hpp"
+
+namespace shareq::tool {
+
+// Every job slurmctld knows (pending, running, and recently ended).
+Result<std::vector<JobInfo>> load_jobs();
+// Every node, with its Extra field.
+Result<std::vector<NodeInfo>> load_nodes();
+
+}  // namespace shareq::tool

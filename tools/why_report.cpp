@@ -1,0 +1,259 @@
+#include "why_report.hpp"
+
+#include <algorithm>
+
+#include "policy/admission.hpp"
+#include "policy/victims.hpp"
+#include "table.hpp"
+#include "text.hpp"
+
+namespace shareq::tool {
+namespace {
+
+using policy::FamilyId;
+using policy::ShareId;
+using policy::WaitReason;
+
+Unit unit_of(const ClusterState& state, FamilyId f) { return state.policy().family(f).unit; }
+
+std::string family_part(const ClusterState& state, FamilyId f, int64_t amount) {
+  const policy::Ledger& ledger = state.ledger();
+  const std::string& name = state.policy().family(f).name;
+  const std::string used =
+      std::to_string(ledger.used(f)) + "/" + amount_text(ledger.capacity(f), unit_of(state, f));
+  if (ledger.idle(f) == 0) return "family " + name + " is at capacity: " + used;
+  return "family " + name + " has " + (ledger.idle(f) < amount ? "only " : "") +
+         amount_text(ledger.idle(f), unit_of(state, f)) + " idle (" + used + " used)";
+}
+
+std::string share_part(const ClusterState& state, ShareId s, FamilyId f, int64_t amount) {
+  const policy::Ledger& ledger = state.ledger();
+  const policy::QuotaRule* rule = state.policy().rule(s, f);
+  const int64_t usage = ledger.usage(s, f);
+  std::string text = "share " + state.policy().share_name(s) + " holds " + std::to_string(usage) +
+                     " of its quota " + std::to_string(rule->quota);
+  const int64_t after = usage + amount;
+  if (after <= rule->quota) {
+    return text + "; the job (" + amount_text(amount, unit_of(state, f)) + ") fits in its quota";
+  }
+  return text + "; " + amount_text(after - rule->quota, unit_of(state, f)) +
+         " would be borrowed, BorrowLimit " + cell(rule->borrow_limit);
+}
+
+std::string job_list(const std::vector<policy::Victim>& victims) {
+  std::vector<std::string> ids;
+  for (const policy::Victim& v : victims) ids.push_back(std::to_string(v.id));
+  return (ids.size() == 1 ? "job " : "jobs ") + text::join(ids);
+}
+
+// When the first borrowed job of another share in `f` reaches ReclaimMinRuntime.
+std::optional<int64_t> first_reclaimable(const ClusterState& state, ShareId s, FamilyId f,
+                                         int64_t now) {
+  std::optional<int64_t> first;
+  for (const policy::RunningJob& job : state.running()) {
+    // Only a job its share can lose and stay at or above its quota is ever a reclaim victim.
+    if (job.family != f || job.share == s || job.amount > state.ledger().borrowed(job.share, f)) {
+      continue;
+    }
+    const int64_t at = job.start_time + state.policy().reclaim_min_runtime_s;
+    if (at > now && (!first || at < *first)) first = at;
+  }
+  return first;
+}
+
+std::string outlook(const ClusterState& state, const policy::PendingJob& job, FamilyId f,
+                    int64_t amount, const policy::Admission& admission, int64_t now) {
+  const policy::Ledger& ledger = state.ledger();
+  switch (admission.reason) {
+    case WaitReason::None:
+      return "it fits now, nothing to preempt; it starts when Slurm's scheduler reaches it";
+    case WaitReason::NoQuotaInFamily:
+    case WaitReason::LargerThanFamily:
+      return policy::describe(admission.reason, ledger, job.share, f, amount)
+          .substr(std::string_view("shareq: ").size());
+    default:
+      break;
+  }
+  const policy::VictimChoice choice =
+      policy::pick_victims(ledger, job, f, amount, state.running(), now);
+  if (choice.possible && !choice.victims.empty()) {
+    const bool reclaim = choice.victims.front().kind == policy::PreemptKind::Reclaim;
+    return (reclaim ? "reclaim would requeue borrowed " : "in-share preemption would requeue ") +
+           job_list(choice.victims) + " (should start at the next scheduling pass)";
+  }
+  switch (choice.reason) {
+    case WaitReason::ReclaimMinRuntime: {
+      const auto at = first_reclaimable(state, job.share, f, now);
+      return "borrowed jobs run less than ReclaimMinRuntime=" +
+             std::to_string(state.policy().reclaim_min_runtime_s) + "s" +
+             (at ? "; the first can be reclaimed at " + local_time_text(*at) + " (in " +
+                       duration_text(*at - now) + ")"
+                 : "");
+    }
+    case WaitReason::ShareAtBorrowLimit:
+      return "over its BorrowLimit: it waits for jobs of its share to end";
+    case WaitReason::NothingToBorrow:
+      if (ledger.idle(f) < amount) return "nothing idle to borrow: it waits for jobs to end";
+      return "borrowers already hold " + std::to_string(ledger.borrowed_total(f)) + " of the " +
+             std::to_string(ledger.lendable(f)) +
+             " that unassigned capacity and LendLimits allow to lend";
+    default:
+      return "no borrowed job can be reclaimed without taking its share below quota: it waits "
+             "for jobs to end";
+  }
+}
+
+std::string place_in_order(const ClusterState& state, const JobInfo& info, FamilyId f) {
+  if (info.priority == 0) return "held (Slurm priority 0): it does not start until released";
+  std::vector<const JobInfo*> queue;
+  for (const policy::PendingJob& p : state.pending()) {
+    const JobInfo* other = state.job(p.id);
+    const bool here = std::any_of(p.requests.begin(), p.requests.end(),
+                                  [&](const policy::FamilyRequest& r) { return r.family == f; });
+    if (here && other != nullptr && other->priority > 0) queue.push_back(other);
+  }
+  std::sort(queue.begin(), queue.end(), [](const JobInfo* a, const JobInfo* b) {
+    return a->priority != b->priority ? a->priority > b->priority : a->id < b->id;
+  });
+  const auto it = std::find(queue.begin(), queue.end(), &info);
+  const int position = static_cast<int>(it - queue.begin()) + 1;
+  std::string text = ordinal(position) + " of " + std::to_string(queue.size()) +
+                     " pending jobs in " + state.policy().family(f).name + " (Slurm priority " +
+                     std::to_string(info.priority) + ")";
+  std::vector<std::string> ahead;
+  for (auto a = queue.begin(); a != it && ahead.size() < 5; ++a) {
+    ahead.push_back(std::to_string((*a)->id) + " (" + (*a)->account + ")");
+  }
+  if (!ahead.empty()) {
+    text += "; ahead: " + text::join(ahead) + (position - 1 > 5 ? ", ..." : "");
+  }
+  return text;
+}
+
+void line(std::string& out, std::string_view label, const std::string& value) {
+  if (value.empty()) return;
+  std::string padded(label);
+  padded.resize(std::max<size_t>(padded.size() + 1, 14), ' ');
+  out += padded + value + "\n";
+}
+
+std::string header(const ClusterState& state, const JobInfo& info) {
+  const auto tag = job_tag(info.admin_comment);
+  const int priority = tag ? tag->priority : state.policy().default_priority;
+  return "job " + std::to_string(info.id) + ": " + info.state_name + ", user " + info.user +
+         ", share " + to_lower(info.account) + ", priority " + std::to_string(priority) +
+         (tag ? "" : " (DefaultPriority)") + "\n";
+}
+
+std::string explain_pending(const ClusterState& state, const JobInfo& info,
+                            const policy::PendingJob& job, int64_t now) {
+  std::string out = header(state, info);
+  line(out, "reason:", info.reason);
+  for (const policy::FamilyRequest& request : job.requests) {
+    const FamilyId f = request.family;
+    const policy::Admission admission = policy::admit(state.ledger(), job.share, f, request.amount);
+    const std::string& name = state.policy().family(f).name;
+    std::string summary = "asks " + amount_text(request.amount, unit_of(state, f));
+    if (admission.reason != WaitReason::NoQuotaInFamily &&
+        admission.reason != WaitReason::LargerThanFamily) {
+      summary += admission.within_quota ? ", within its share's quota" : ", would borrow";
+      line(out, "family " + name + ":", summary);
+      line(out, "  waits for:", wait_sentence(state, job, f, request.amount, now));
+    } else {
+      line(out, "family " + name + ":", summary);
+      line(out, "  waits for:", outlook(state, job, f, request.amount, admission, now));
+    }
+    line(out, "  order:", place_in_order(state, info, f));
+  }
+  line(out, "comment:", info.system_comment);
+  return out;
+}
+
+std::string reclaim_line(const ClusterState& state, const policy::RunningJob& job, int64_t now) {
+  const int64_t borrowed = state.ledger().borrowed(job.share, job.family);
+  const Unit unit = unit_of(state, job.family);
+  if (borrowed == 0) return "no: its share is within its quota, so no other share reclaims it";
+  if (job.amount > borrowed) {
+    return "not this job: its share borrows " + amount_text(borrowed, unit) + ", less than the " +
+           amount_text(job.amount, unit) +
+           " it holds, and reclaim never takes a share below "
+           "its quota";
+  }
+  const int64_t from = job.start_time + state.policy().reclaim_min_runtime_s;
+  return "yes: it borrows, so a share under its quota may requeue it" +
+         (from > now ? " from " + local_time_text(from) + " (ReclaimMinRuntime=" +
+                           std::to_string(state.policy().reclaim_min_runtime_s) + "s)"
+                     : std::string());
+}
+
+std::string explain_running(const ClusterState& state, const JobInfo& info,
+                            const policy::RunningJob& job, int64_t now) {
+  std::string out = header(state, info);
+  const FamilyId f = job.family;
+  const Unit unit = unit_of(state, f);
+  line(out, "runs on:",
+       info.node_list + " (partition " + info.partitions.front() + ", family " +
+           state.policy().family(f).name + "), " + amount_text(job.amount, unit) + ", since " +
+           local_time_text(job.start_time) + " (" + duration_text(now - job.start_time) + ")");
+  const int64_t usage = state.ledger().usage(job.share, f);
+  const int64_t quota = state.ledger().quota(job.share, f);
+  line(out, "share:",
+       state.policy().share_name(job.share) + " holds " + std::to_string(usage) + " of its quota " +
+           std::to_string(quota) + " in " + state.policy().family(f).name +
+           (usage > quota ? ": borrowing " + amount_text(usage - quota, unit) : ""));
+  line(out, "reclaim:", reclaim_line(state, job, now));
+  if (state.policy().in_share_preemption && job.priority < 99) {
+    line(out, "in-share:",
+         "a job of the same share with a priority above " + std::to_string(job.priority) +
+             " may preempt it when the share is at its quota (InSharePreemption=yes)");
+  }
+  line(out, "comment:", info.system_comment);
+  return out;
+}
+
+}  // namespace
+
+std::string ordinal(int n) {
+  const int tens = n % 100;
+  const char* suffix = "th";
+  if (tens < 11 || tens > 13) {
+    if (n % 10 == 1) suffix = "st";
+    if (n % 10 == 2) suffix = "nd";
+    if (n % 10 == 3) suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
+std::string wait_sentence(const ClusterState& state, const policy::PendingJob& job, FamilyId f,
+                          int64_t amount, int64_t now) {
+  const policy::Admission admission = policy::admit(state.ledger(), job.share, f, amount);
+  if (admission.reason == WaitReason::NoQuotaInFamily ||
+      admission.reason == WaitReason::LargerThanFamily) {
+    return outlook(state, job, f, amount, admission, now);
+  }
+  return family_part(state, f, amount) + "; " + share_part(state, job.share, f, amount) + "; " +
+         outlook(state, job, f, amount, admission, now);
+}
+
+std::string explain_job(const ClusterState& state, uint32_t job_id, int64_t now) {
+  const JobInfo& info = *state.job(job_id);
+  if (const policy::PendingJob* pending = state.pending_job(job_id)) {
+    return explain_pending(state, info, *pending, now);
+  }
+  if (const policy::RunningJob* running = state.running_job(job_id)) {
+    return explain_running(state, info, *running, now);
+  }
+  std::string out = "job " + std::to_string(info.id) + ": " + info.state_name + ", user " +
+                    info.user + ", account " + info.account + "\n";
+  if (info.state == JobState::Pending || info.state == JobState::Running ||
+      info.state == JobState::Suspended) {
+    line(out, "shareq:",
+         "does not govern this job: its account has no Share= line, or none of its "
+         "partitions is in a family of shareq.conf");
+  }
+  line(out, "reason:", info.reason);
+  line(out, "comment:", info.system_comment);
+  return out;
+}
+
+}  // namespace shareq::tool
