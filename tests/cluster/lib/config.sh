@@ -27,7 +27,11 @@ install_plugins() {
 write_configs() {
   local select_type=select/shareq_cons_tres job_submit="JobSubmitPlugins=shareq"
   local priority_type=priority/shareq preempt_type=preempt/shareq
+  # What the README recommends with shareq: jobs that would borrow never hold back the jobs
+  # behind them (bf_min_prio_reserve at the within-quota tier, 2^30).
+  local sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5},bf_min_prio_reserve=1073741824"
   if [ "$STOCK" = 1 ]; then
+    sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
     select_type=select/cons_tres
     job_submit="#JobSubmitPlugins="
     priority_type=priority/multifactor
@@ -74,7 +78,7 @@ Waittime=0
 # The SPANK job prolog (image cache, warm directory) runs on every node at allocation.
 PrologFlags=Alloc
 SchedulerType=sched/backfill
-SchedulerParameters=${SHAREQ_SCHED_PARAMS:-bf_interval=5},preempt_send_user_signal
+SchedulerParameters=$sched_params,preempt_send_user_signal
 SelectType=$select_type
 SelectTypeParameters=CR_Core
 GresTypes=gpu
