@@ -1,6 +1,7 @@
 """What the cluster benchmarks share: running a command, and a private test cluster."""
 
 import pathlib
+import pwd
 import subprocess
 import sys
 
@@ -8,12 +9,25 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "tests" / "cluster" / "cluster"
 
 
-def run(cmd, env, check=True):
-    """Runs cmd; with check, a failure ends the benchmark with the command's stderr."""
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+def run(cmd, env, check=True, user=None):
+    """Runs cmd (as `user`, a login name, when given; else as the caller); with check, a failure
+    ends the benchmark with the command's stderr."""
+    as_user = {}
+    if user is not None:
+        entry = pwd.getpwnam(user)
+        as_user = dict(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, **as_user)
     if check and out.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed: {out.stderr}")
     return out
+
+
+def percentile(values, p):
+    """The nearest-rank P-th percentile of values (nan when there are none)."""
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
 def start_cluster(env):
