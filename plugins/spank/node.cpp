@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -150,9 +151,10 @@ std::optional<imagecache::ImageCache> open_cache(const Config& config, const Pat
   return std::move(cache).value();
 }
 
-// Removes warm directories whose deadline passed (and unpins their images). Lock held.
-void sweep_locked(const Config& config, const Paths& p, const std::string& keep, int64_t now,
-                  Log log) {
+// Removes warm directories whose deadline passed, and those of pools slurmctld ended early
+// (`ended`) that no job uses, and unpins their images. Lock held.
+void sweep_locked(const Config& config, const Paths& p, const std::string& keep,
+                  const std::vector<std::string>& ended, int64_t now, Log log) {
   DIR* dir = ::opendir(p.warm.c_str());
   if (dir == nullptr) return;
   std::vector<std::string> names;
@@ -169,7 +171,8 @@ void sweep_locked(const Config& config, const Paths& p, const std::string& keep,
     if (name == keep || !valid_warm_name(name)) continue;
     const std::string state_path = p.warm + "/" + name + ".state";
     const auto state = read_state(state_path);
-    if (state && (state->kind != "until" || state->value > now)) continue;
+    const bool ended_early = std::find(ended.begin(), ended.end(), name) != ended.end();
+    if (state && (state->kind != "until" || (state->value > now && !ended_early))) continue;
     // The pool is over either way: what could not be removed is left for an admin, named in
     // the log, rather than retried by every later prolog.
     const auto removed = remove_tree(p.warm + "/" + name);
@@ -178,7 +181,7 @@ void sweep_locked(const Config& config, const Paths& p, const std::string& keep,
       if (cache) (void)cache->unpin(state->digest, name);
     }
     ::unlink(state_path.c_str());
-    log("warm directory " + name + " expired: " +
+    log("warm directory " + name + (ended_early ? " ended early in slurmctld: " : " expired: ") +
         (removed ? "removed" : "not removed completely (" + removed.error().to_string() + ")") +
         (state && !state->digest.empty() ? ", image unpinned" : ""));
   }
@@ -209,6 +212,18 @@ std::string format_prepared(const Prepared& p) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_warm_names(const std::string& list) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, comma - start);
+    if (valid_warm_name(name)) names.push_back(std::move(name));
+    start = comma + 1;
+  }
+  return names;
+}
 
 std::string node_cache_dir(const Config& config, const std::string& node) {
   std::string dir = config.image_cache_dir;
@@ -257,7 +272,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
       out.error = open_warm_dir(p, job, out.digest);
       if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
     }
-    sweep_locked(config, p, job.warm_name, now, log);
+    sweep_locked(config, p, job.warm_name, job.warm_ended, now, log);
   }
   if (!write_atomic(p.jobs + "/" + std::to_string(job.job_id), format_prepared(out))) {
     log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + p.jobs + "/" +
@@ -317,7 +332,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log)
         (void)cache->unpin(digest, job.warm_name);
       }
     }
-    sweep_locked(config, p, "", now, log);
+    sweep_locked(config, p, "", job.warm_ended, now, log);
   }
   ::unlink((p.jobs + "/" + std::to_string(job.job_id)).c_str());
 }

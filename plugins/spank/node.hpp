@@ -24,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
 #include "result.hpp"
@@ -43,6 +44,10 @@ struct JobFacts {
   std::string image_digest;  // SHAREQ_IMAGE_DIGEST: resolved at submission ("" = unknown)
   std::string warm_name;     // SHAREQ_WARM_NAME: "warm-ORIGIN" ("" = no warm directory)
   int64_t keep_alive_s = 0;  // SHAREQ_KEEP_ALIVE
+  // SHAREQ_WARM_ENDED: warm directories of pools that slurmctld ended before their deadline
+  // (an admin ended them, a node went down, or this job took their nodes in prefer mode). They
+  // go now rather than at their deadline.
+  std::vector<std::string> warm_ended;
 };
 
 // The prolog's outcome, as the tasks read it.
@@ -52,6 +57,9 @@ struct Prepared {
   std::string warm_dir;  // "" when none
   std::string error;     // "" when fine; else the sentence that fails the job's tasks
 };
+
+// "warm-1,warm-2" -> {"warm-1", "warm-2"}; anything that is not a warm directory name is dropped.
+std::vector<std::string> split_warm_names(const std::string& list);
 
 // ImageCacheDir with "%n" replaced by `node`.
 std::string node_cache_dir(const Config& config, const std::string& node);

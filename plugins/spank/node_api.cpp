@@ -43,6 +43,7 @@ JobFacts facts_of(const shareq_node_job_t& job) {
   f.image_digest = text(job.image_digest);
   f.warm_name = text(job.warm_name);
   f.keep_alive_s = job.keep_alive_s;
+  f.warm_ended = split_warm_names(text(job.warm_ended));
   return f;
 }
 

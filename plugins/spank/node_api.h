@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Raise when the table or a struct below changes shape. */
-#define SHAREQ_NODE_ABI_VERSION 1u
+#define SHAREQ_NODE_ABI_VERSION 2u
 /* The file name, looked for in the directory that holds spank_shareq.so. */
 #define SHAREQ_NODE_LIBRARY "shareq_node.so"
 /* The one symbol shareq_node.so exports: a shareq_node_api_fn. */
@@ -44,6 +44,7 @@ typedef struct shareq_node_job {
   const char* image_digest; /* SHAREQ_IMAGE_DIGEST resolved at submission */
   const char* warm_name;    /* SHAREQ_WARM_NAME, "warm-ORIGIN" */
   int64_t keep_alive_s;     /* SHAREQ_KEEP_ALIVE */
+  const char* warm_ended;   /* SHAREQ_WARM_ENDED: "warm-A,warm-B", pools slurmctld ended early */
 } shareq_node_job_t;
 
 /* What the prolog prepared for a job (see node.hpp, Prepared); malloc'd, never NULL once filled. */

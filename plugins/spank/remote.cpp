@@ -37,7 +37,7 @@ std::string env(const char* name) {
 
 // What the job script context knows of the job; the strings back the C struct's pointers.
 struct JobScriptFacts {
-  std::string node, image, image_digest, warm_name;
+  std::string node, image, image_digest, warm_name, warm_ended;
   shareq_node_job_t job{};
 };
 
@@ -54,12 +54,14 @@ void read_job_script_facts(spank_t sp, JobScriptFacts& f) {
   f.image = env("SPANK_SHAREQ_IMAGE");
   f.image_digest = env("SPANK_SHAREQ_IMAGE_DIGEST");
   f.warm_name = env("SPANK_SHAREQ_WARM_NAME");
+  f.warm_ended = env("SPANK_SHAREQ_WARM_ENDED");
   const std::string keep = env("SPANK_SHAREQ_KEEP_ALIVE");
   if (auto k = parse_keep_alive(keep, INT64_MAX)) f.job.keep_alive_s = k.value();
   f.job.node = f.node.c_str();
   f.job.image = f.image.c_str();
   f.job.image_digest = f.image_digest.c_str();
   f.job.warm_name = f.warm_name.c_str();
+  f.job.warm_ended = f.warm_ended.c_str();
 }
 
 // The node library, or null after logging why it is missing.
@@ -80,7 +82,7 @@ void preload_node_library() { (void)node_api("init"); }
 int job_prolog(spank_t sp) {
   JobScriptFacts facts;
   read_job_script_facts(sp, facts);
-  if (facts.image.empty() && facts.warm_name.empty()) return 0;
+  if (facts.image.empty() && facts.warm_name.empty() && facts.warm_ended.empty()) return 0;
   const shareq_node_api_t* api = node_api("prolog");
   if (api == nullptr) return 0;  // the job's tasks fail with the same message (task_init)
   api->job_prolog(shareq_conf_path().c_str(), &facts.job, std::time(nullptr), log_line);

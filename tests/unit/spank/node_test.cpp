@@ -209,6 +209,40 @@ TEST_F(NodeSide, SweepNeverRemovesTheDirectoryOfTheJobStartingNorOneInUse) {
   EXPECT_TRUE(Exists(Warm("warm-15")));
 }
 
+TEST_F(NodeSide, APoolSlurmctldEndedEarlyGoesAtTheNextPrologNotAtItsDeadline) {
+  Prolog(Job(30, "img", "warm-30", 3600));
+  WriteFile(Warm("warm-30") + "/data", "x");
+  Epilog(Job(30, "img", "warm-30", 3600));
+  Prolog(Job(31, "", "warm-31", 3600));
+  Epilog(Job(31, "", "warm-31", 3600));
+
+  // A job that took the nodes in prefer mode: slurmctld names the pools it ended.
+  JobFacts taker = Job(32);
+  taker.warm_ended = {"warm-30"};
+  Prolog(taker, kNow + 60);
+  EXPECT_FALSE(Exists(Warm("warm-30")));
+  EXPECT_FALSE(Exists(Warm("warm-30") + ".state"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+  EXPECT_TRUE(Logged("warm directory warm-30 ended early in slurmctld: removed, image unpinned"));
+  EXPECT_TRUE(Exists(Warm("warm-31"))) << "a pool slurmctld did not name stays to its deadline";
+}
+
+TEST_F(NodeSide, AnEndedPoolThatAJobStillUsesIsKept) {
+  Prolog(Job(33, "", "warm-33", 60));  // in use
+  JobFacts other = Job(34);
+  other.warm_ended = {"warm-33"};
+  Prolog(other);
+  Epilog(other);
+  EXPECT_TRUE(Exists(Warm("warm-33")));
+}
+
+TEST(SplitWarmNames, KeepsOnlyWarmDirectoryNames) {
+  EXPECT_EQ(split_warm_names("warm-1,warm-22"), (std::vector<std::string>{"warm-1", "warm-22"}));
+  EXPECT_EQ(split_warm_names(""), std::vector<std::string>{});
+  EXPECT_EQ(split_warm_names("warm-1,,../x,warm-,warm-3"),
+            (std::vector<std::string>{"warm-1", "warm-3"}));
+}
+
 TEST_F(NodeSide, SweepNeverRemovesADirectoryNotNamedWarmN) {
   Prolog(Job(17));
   for (const std::string name : {"warm-x", "cache", "warm-", "warm-1/../x"}) {
