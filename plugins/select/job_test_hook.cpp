@@ -10,7 +10,7 @@
 #include "slurm_jobs.hpp"
 #include "warm_pools.hpp"
 
-#pragma weak last_job_update  // slurmctld-only: this plugin also loads in slurmd and clients
+#pragma weak last_job_update    // slurmctld-only: this plugin also loads in slurmd and clients
 #pragma weak node_record_count  // libslurmfull only; clients load this plugin through libslurm
 #pragma weak node_record_table_ptr
 
@@ -61,7 +61,8 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
 // are forbidden (reserve mode) or tried last (prefer mode: taking them ends their pool, see
 // warm_job_started). TEST_ONLY ("could it ever run") is not restricted.
 int forward(const JobTestArgs& a, List candidates) {
-  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld()) return forward_plain(a, candidates);
+  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld())
+    return forward_plain(a, candidates);
   std::vector<std::string> names;
   for (int i = 0; i < node_record_count; ++i) {
     if (bit_test(a.node_bitmap, i) && node_record_table_ptr[i] != nullptr) {
@@ -82,6 +83,24 @@ int forward(const JobTestArgs& a, List candidates) {
     return SLURM_SUCCESS;
   }
   return forward_plain(a, candidates);
+}
+
+// WarmPoolMode=reserve: a job that matches a waiting pool of this family is admitted as if the
+// pool's holding were already its own (the ledger without it: its nodes become the job's usage
+// when it starts there, never counted twice), and then only on exactly the pool's nodes, so the
+// job never starts elsewhere on the strength of capacity its pool still holds. SLURM_ERROR when
+// it may not, or the pool's nodes are not free: the caller goes on as for any job.
+int start_on_reserved_pool(const JobTestArgs& a, const policy::Ledger& ledger,
+                           const policy::PendingJob& pending, policy::FamilyId family,
+                           int64_t amount) {
+  const auto pool = ctld::warm_reserved_claim(a.job_ptr, time(nullptr));
+  if (!pool) return SLURM_ERROR;
+  const auto held = ctld::held_capacity(ledger.policy(), *pool);
+  if (!held || held->family != family) return SLURM_ERROR;
+  if (!policy::admit(ledger.without(*held), pending.share, family, amount).can_start) {
+    return SLURM_ERROR;
+  }
+  return try_restricted(a, pool->nodes, true, {});
 }
 
 void set_wait_reason(job_record_t* job, const std::string& text) {
@@ -216,6 +235,11 @@ int job_test(const JobTestArgs& a) {
     return refuse(admission.reason);  // never runnable, whatever the mode
   }
   if (a.mode == SELECT_MODE_TEST_ONLY) return forward(a, a.preemptee_candidates);
+  if (!admission.can_start &&
+      start_on_reserved_pool(a, ledger, *pending, *family, request->amount) == SLURM_SUCCESS) {
+    clear_wait_reason(job);
+    return SLURM_SUCCESS;
+  }
   if (admission.can_start) {
     clear_wait_reason(job);
     return forward(a, nullptr);
