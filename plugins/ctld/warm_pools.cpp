@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -32,6 +33,11 @@ std::mutex g_mutex;  // guards everything below; innermost lock
 std::optional<warm::WarmPoolRegistry> g_registry;
 uint64_t g_config_version = 0;
 std::map<warm::PoolId, int64_t> g_reserved_since;  // when each reserved pool began to wait
+// Waiting pools, read without the mutex by the select hook's fast path; -1 until the registry
+// is loaded (then the slow path loads it).
+std::atomic<int64_t> g_waiting_pools{-1};
+
+void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now);
 
 std::string state_path() {
   const std::string dir = state_save_location();
@@ -83,9 +89,11 @@ warm::WarmPoolRegistry* registry_locked() {
     }
     if (!g_registry) g_registry.emplace(settings);
     g_config_version = config->version;
+    publish_locked(*g_registry, time(nullptr));
   } else if (g_config_version != config->version) {
     g_registry->set_settings(settings);
     g_config_version = config->version;
+    publish_locked(*g_registry, time(nullptr));  // WarmPoolMode may have changed
   }
   return &*g_registry;
 }
@@ -245,9 +253,13 @@ ReservedPool reserved_of(const warm::WarmPool& pool, int64_t since) {
   return r;
 }
 
-// Tells slurm_jobs.hpp which pools now hold their nodes for their owner (reserve mode only), so
+// After every change of the registry: counts the waiting pools for warm_pools_waiting(), and
+// tells slurm_jobs.hpp which pools now hold their nodes for their owner (reserve mode only), so
 // that the next Ledger counts them; remembers when each began to wait, for fair-share accrual.
-void publish_reserved_locked(const warm::WarmPoolRegistry& reg, int64_t now) {
+void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now) {
+  g_waiting_pools.store(std::count_if(reg.pools().begin(), reg.pools().end(),
+                                      [](const auto& p) { return p.second.waiting(); }),
+                        std::memory_order_release);
   std::vector<ReservedPool> reserved;
   std::map<warm::PoolId, int64_t> since;
   for (const warm::WarmPool* pool : reg.reserved(now)) {
@@ -260,6 +272,14 @@ void publish_reserved_locked(const warm::WarmPoolRegistry& reg, int64_t now) {
 }
 
 }  // namespace
+
+bool warm_pools_waiting() {
+  const int64_t known = g_waiting_pools.load(std::memory_order_acquire);
+  if (known >= 0) return known > 0;
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  (void)registry_locked();  // loads the state file and publishes the count
+  return g_waiting_pools.load(std::memory_order_acquire) > 0;
+}
 
 std::optional<ReservedPool> warm_reserved_claim(job_record_t* job, int64_t now) {
   const std::lock_guard<std::mutex> lock(g_mutex);
@@ -327,7 +347,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
   }
   if (changed) {
     save_locked();
-    publish_reserved_locked(*reg, now);
+    publish_locked(*reg, now);
   }
 }
 
@@ -360,7 +380,7 @@ void warm_job_ended(job_record_t* job, int64_t now) {
     log_info("warm: JobId=%u: %s", job->job_id, warm::describe(pool).c_str());
   }
   save_locked();
-  publish_reserved_locked(*reg, now);
+  publish_locked(*reg, now);
 }
 
 void warm_periodic(int64_t now) {
@@ -399,7 +419,7 @@ void warm_periodic(int64_t now) {
   }
   if (nodes_changed) last_node_update = time(nullptr);
   if (!ended.empty()) save_locked();
-  publish_reserved_locked(*reg, now);
+  publish_locked(*reg, now);
 }
 
 }  // namespace shareq::ctld

@@ -33,6 +33,11 @@ struct job_record;
 
 namespace shareq::ctld {
 
+// Whether any pool waits for a job (Available or Reused): when none does, placement needs no
+// advice at all. One atomic load after the first call (which loads the state file); any lock
+// state, but the first call takes the registry's mutex.
+SHAREQ_CTLD_API bool warm_pools_waiting();
+
 // The placement advice for a pending job among `candidates` (node names). Empty advice when the
 // job matches nothing and no node is warm. Job lock held.
 SHAREQ_CTLD_API warm::NodeAdvice warm_advice(struct job_record* job,

@@ -59,10 +59,13 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
 // Warm pools in front of cons_tres (placement.hpp's advice): a job that matches a waiting pool
 // whose nodes are all candidates is tried on exactly those nodes first; other pools' warm nodes
 // are forbidden (reserve mode) or tried last (prefer mode: taking them ends their pool, see
-// warm_job_started). TEST_ONLY ("could it ever run") is not restricted.
+// warm_job_started). TEST_ONLY ("could it ever run") is not restricted. With no waiting pool
+// (one atomic load) the job goes straight to cons_tres: the scheduler pays nothing for warm
+// pools while there are none.
 int forward(const JobTestArgs& a, List candidates) {
-  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld())
+  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld() || !ctld::warm_pools_waiting()) {
     return forward_plain(a, candidates);
+  }
   std::vector<std::string> names;
   for (int i = 0; i < node_record_count; ++i) {
     if (bit_test(a.node_bitmap, i) && node_record_table_ptr[i] != nullptr) {
