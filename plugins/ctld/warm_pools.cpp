@@ -422,4 +422,12 @@ void warm_periodic(int64_t now) {
   publish_locked(*reg, now);
 }
 
+void warm_unload() {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  g_registry.reset();
+  g_config_version = 0;
+  g_reserved_since.clear();
+  g_waiting_pools.store(-1, std::memory_order_release);
+}
+
 }  // namespace shareq::ctld

@@ -56,5 +56,8 @@ SHAREQ_CTLD_API void warm_job_ended(struct job_record* job, int64_t now);
 // The periodic pass (node write lock held): expires pools, ends those of down nodes, refreshes
 // the nodes' Extra.
 SHAREQ_CTLD_API void warm_periodic(int64_t now);
+// Forgets the in-memory registry, as a slurmctld restart does: the next call reads the state
+// file again. (The registry is saved after every change, so nothing is lost.)
+SHAREQ_CTLD_API void warm_unload();
 
 }  // namespace shareq::ctld
