@@ -284,3 +284,44 @@ def test_prefer_mode_charges_nothing_for_warm_nodes(warm):
     with pytest.raises(AssertionError):
         wait_until("prodexp1's RawUsage to grow", lambda: c.share_raw_usage("prodexp1") > usage,
                    timeout=12)
+
+
+# ---- multi-node pools ------------------------------------------------------------------------
+
+def pool_name(c, node):
+    """The pool on the node's Extra ("wp-N"), or ""."""
+    m = re.match(r"shareq:(wp-\d+),", node_extra(c, node))
+    return m.group(1) if m else ""
+
+
+def test_a_two_node_pool_is_claimed_whole_by_a_matching_two_node_job(warm):
+    c = warm
+    publish(c, "warm-m")
+    # Each node's task leaves a file naming its node in that node's warm directory.
+    first = sbatch_out(c, "alice", "warm-m-first.out", "-p", "p4", "-N2", "--exclusive",
+                       "-w", "p4n2,p4n3", "--image=warm-m", "--keep-alive=300",
+                       script="srun -N2 --ntasks-per-node=1 bash -c "
+                              "'echo left-on-$SLURMD_NODENAME > $SHAREQ_WARM_DIR/left'")
+    c.wait_state(first, "COMPLETED")
+    wait_until("both nodes to be warm", lambda: pool_name(c, "p4n2") and pool_name(c, "p4n3"))
+    assert pool_name(c, "p4n2") == pool_name(c, "p4n3"), "one pool holds both nodes"
+    assert "nodes=2" in node_extra(c, "p4n2")
+
+    # A one-node job with otherwise the same key does not match: the node count is in the key.
+    single = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-m", script="true")
+    info = c.wait_state(single, "COMPLETED")
+    assert "cold start" in info["SystemComment"], info["SystemComment"]
+    assert info["NodeList"] not in ("p4n2", "p4n3")
+    assert pool_name(c, "p4n2") and pool_name(c, "p4n3"), "the pool is still there"
+
+    # The matching two-node job lands on exactly the pool's two nodes (the scheduler's own first
+    # choice would be p4n[1-2]), and each node's warm directory holds what was left there.
+    second = sbatch_out(c, "alice", "warm-m-second.out", "-p", "p4", "-N2", "--exclusive",
+                        "--image=warm-m",
+                        script="srun -N2 --ntasks-per-node=1 bash -c "
+                               "'echo $SLURMD_NODENAME:$(cat $SHAREQ_WARM_DIR/left)'")
+    info = c.wait_state(second, "COMPLETED")
+    assert info["NodeList"] == "p4n[2-3]"
+    assert "warm start on wp-" in info["SystemComment"]
+    out = job_out(c, "warm-m-second.out")
+    assert "p4n2:left-on-p4n2" in out and "p4n3:left-on-p4n3" in out, out
