@@ -282,6 +282,7 @@ bool warm_pools_waiting() {
 }
 
 std::optional<ReservedPool> warm_reserved_claim(job_record_t* job, int64_t now) {
+  if (!warm_pools_waiting()) return std::nullopt;  // no mutex while there is no pool
   const std::lock_guard<std::mutex> lock(g_mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr || reg->pools().empty() || reg->settings().mode != WarmPoolMode::Reserve) {
