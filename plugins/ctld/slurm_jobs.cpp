@@ -43,7 +43,8 @@ void publish_partitions(JobView& v) {
 uint64_t allocated_gpus(JobRecord* job) {
   const int pos = gpu_tres_pos();
   const uint64_t requested = tres_count(job->tres_req_cnt, pos);
-  const uint64_t allocated = job->tres_alloc_cnt != nullptr ? tres_count(job->tres_alloc_cnt, pos) : 0;
+  const uint64_t allocated =
+      job->tres_alloc_cnt != nullptr ? tres_count(job->tres_alloc_cnt, pos) : 0;
   return std::max(requested, allocated);
 }
 
@@ -59,6 +60,7 @@ struct Allocation {
 
 std::mutex g_mutex;  // guards the registry and the cached snapshot
 std::map<uint32_t, Allocation> g_registry;
+std::vector<ReservedPool> g_reserved;
 std::shared_ptr<const RunningSnapshot> g_snapshot;
 
 Allocation allocation_of(JobRecord* job) {
@@ -142,11 +144,41 @@ std::optional<policy::PendingJob> pending_job(const LoadedConfig& config, JobRec
   return to_pending(config.policy, v.view);
 }
 
+std::optional<policy::HeldCapacity> held_capacity(const policy::Policy& policy,
+                                                  const ReservedPool& pool) {
+  const char* partition = pool.partition.c_str();
+  shareq_job_view_t v{};
+  v.account = pool.account.c_str();
+  v.partitions = &partition;
+  v.partition_count = 1;
+  v.nodes = pool.nodes.size();
+  v.gpus = pool.gpus;
+  const auto r = to_running(policy, v);
+  if (!r) return std::nullopt;
+  return policy::HeldCapacity{pool.pool, r->share, r->family, r->amount};
+}
+
+namespace {
+
+std::vector<policy::HeldCapacity> held_of(const policy::Policy& policy,
+                                          const std::vector<ReservedPool>& reserved) {
+  std::vector<policy::HeldCapacity> held;
+  for (const ReservedPool& pool : reserved) {
+    if (auto h = held_capacity(policy, pool)) held.push_back(*h);
+  }
+  return held;
+}
+
+}  // namespace
+
 RunningSnapshot::RunningSnapshot(std::shared_ptr<const LoadedConfig> config,
-                                 std::vector<policy::RunningJob> running, uint64_t generation)
+                                 std::vector<policy::RunningJob> running, uint64_t generation,
+                                 std::vector<ReservedPool> reserved)
     : config_(std::move(config)),
       running_(std::move(running)),
-      ledger_(config_->policy, running_),
+      reserved_(std::move(reserved)),
+      held_(held_of(config_->policy, reserved_)),
+      ledger_(config_->policy, running_, held_),
       generation_(generation) {}
 
 const policy::RunningJob* RunningSnapshot::find(policy::JobId id) const {
@@ -154,6 +186,15 @@ const policy::RunningJob* RunningSnapshot::find(policy::JobId id) const {
       std::lower_bound(running_.begin(), running_.end(), id,
                        [](const policy::RunningJob& r, policy::JobId key) { return r.id < key; });
   return it != running_.end() && it->id == id ? &*it : nullptr;
+}
+
+void set_reserved_pools(std::vector<ReservedPool> pools) {
+  {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    if (pools == g_reserved) return;
+    g_reserved = std::move(pools);
+  }
+  jobs_changed();
 }
 
 void jobs_changed() { g_generation.fetch_add(1, std::memory_order_acq_rel); }
@@ -221,7 +262,8 @@ std::shared_ptr<const RunningSnapshot> running_snapshot(
     if (auto r = to_running(config->policy, v)) running.push_back(*r);
   }
   // g_registry is ordered by id, so `running` is too.
-  g_snapshot = std::make_shared<const RunningSnapshot>(config, std::move(running), generation);
+  g_snapshot =
+      std::make_shared<const RunningSnapshot>(config, std::move(running), generation, g_reserved);
   return g_snapshot;
 }
 

@@ -10,11 +10,17 @@
 // generation counter; the snapshot (RunningJob list + Ledger) is rebuilt from the registry only
 // when the generation or shareq.conf changed. last_job_update is not used: its one-second
 // resolution misses changes within a second.
+//
+// Warm pools that wait under WarmPoolMode=reserve hold their nodes for their owner's share:
+// warm_pools.cpp publishes them here (set_reserved_pools) after every change of the warm-pool
+// registry, and the snapshot adds them to the Ledger as HeldCapacity (policy/jobs.hpp), never to
+// the running list, so they count as usage but are never preemption victims.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "config_state.hpp"
@@ -45,16 +51,38 @@ SHAREQ_CTLD_API JobView pending_view(JobRecord* job);
 SHAREQ_CTLD_API std::optional<policy::PendingJob> pending_job(const LoadedConfig& config,
                                                               JobRecord* job);
 
-// Running (and suspended) jobs that shareq governs, with their Ledger.
+// A warm pool whose nodes wait for a matching job under WarmPoolMode=reserve, as plain values.
+struct ReservedPool {
+  uint64_t pool = 0;
+  std::string account;  // its owner's share (account), lower-case
+  uint32_t uid = 0;     // its owner (the association whose fair-share usage it accrues)
+  std::string partition;
+  std::vector<std::string> nodes;  // sorted
+  uint64_t gpus = 0;               // the nodes' configured GPUs together
+  int64_t since = 0;               // when it began to wait (as far as this slurmctld knows)
+  bool operator==(const ReservedPool&) const = default;
+};
+
+// The capacity `pool` holds in the policy's terms (its partition's family, nodes or GPUs);
+// nullopt when its account is no share or its partition in no family.
+SHAREQ_CTLD_API std::optional<policy::HeldCapacity> held_capacity(const policy::Policy& policy,
+                                                                  const ReservedPool& pool);
+
+// Running (and suspended) jobs that shareq governs, and reserved warm pools, with their Ledger.
 class SHAREQ_CTLD_API RunningSnapshot {
  public:
   RunningSnapshot(std::shared_ptr<const LoadedConfig> config,
-                  std::vector<policy::RunningJob> running, uint64_t generation);
+                  std::vector<policy::RunningJob> running, uint64_t generation,
+                  std::vector<ReservedPool> reserved = {});
 
   [[nodiscard]] const LoadedConfig& config() const { return *config_; }
   [[nodiscard]] const policy::Policy& policy() const { return config_->policy; }
   [[nodiscard]] const std::vector<policy::RunningJob>& running() const { return running_; }
+  // Running jobs plus held capacity.
   [[nodiscard]] const policy::Ledger& ledger() const { return ledger_; }
+  // The reserved warm pools, and what each holds in the policy (those it governs).
+  [[nodiscard]] const std::vector<ReservedPool>& reserved() const { return reserved_; }
+  [[nodiscard]] const std::vector<policy::HeldCapacity>& held() const { return held_; }
   [[nodiscard]] uint64_t generation() const { return generation_; }
   // The running job with this id, or nullptr.
   [[nodiscard]] const policy::RunningJob* find(policy::JobId id) const;
@@ -62,6 +90,8 @@ class SHAREQ_CTLD_API RunningSnapshot {
  private:
   std::shared_ptr<const LoadedConfig> config_;
   std::vector<policy::RunningJob> running_;  // sorted by id
+  std::vector<ReservedPool> reserved_;
+  std::vector<policy::HeldCapacity> held_;
   policy::Ledger ledger_;
   uint64_t generation_;
 };
@@ -74,6 +104,11 @@ SHAREQ_CTLD_API void job_allocated(JobRecord* job);
 SHAREQ_CTLD_API void job_released(JobRecord* job);
 // Rebuilds the registry from every running or suspended job of `jobs` (job_list).
 SHAREQ_CTLD_API void jobs_reset(void* jobs);
+
+// The warm pools that now wait under WarmPoolMode=reserve (all of them, replacing the last
+// list); a new snapshot follows when the list changed. Any lock state; takes only this file's
+// mutex.
+SHAREQ_CTLD_API void set_reserved_pools(std::vector<ReservedPool> pools);
 
 // Something else changed (shareq.conf reloaded, reconfigure): rebuild the next snapshot.
 SHAREQ_CTLD_API void jobs_changed();

@@ -31,7 +31,8 @@ std::shared_ptr<const policy::DecayedUsage> UsageStore::values(const LoadedConfi
 }
 
 void UsageStore::accrue(const LoadedConfig& config, std::span<const policy::RunningJob> running,
-                        int64_t now, int64_t half_life_s) {
+                        int64_t now, int64_t half_life_s,
+                        std::span<const policy::HeldCapacity> held) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (!last_ran_) {
     last_ran_ = now;
@@ -43,7 +44,7 @@ void UsageStore::accrue(const LoadedConfig& config, std::span<const policy::Runn
   // Entries the current policy does not know decay too; the rest go through the core.
   const double factor = policy::decay_factor(elapsed, half_life_s);
   policy::DecayedUsage dense = to_dense(usage_, p);
-  policy::accrue(dense, p, running, elapsed, half_life_s);
+  policy::accrue(dense, p, running, elapsed, half_life_s, held);
   for (auto it = usage_.begin(); it != usage_.end();) {
     const bool known = p.share_id(it->first.first) && p.family_id(it->first.second);
     if (!known) it->second *= factor;

@@ -25,10 +25,11 @@ class SHAREQ_CTLD_API UsageStore {
   // The usage in `config`'s ids. Cheap when nothing changed since the last call.
   std::shared_ptr<const policy::DecayedUsage> values(const LoadedConfig& config);
 
-  // Decays everything from last_ran() to `now` and adds what `running` used meanwhile; sets
-  // last_ran() to `now`. The first call only sets last_ran() (unless load() gave one).
+  // Decays everything from last_ran() to `now` and adds what `running` and `held` (reserved
+  // warm pools) used meanwhile; sets last_ran() to `now`. The first call only sets last_ran()
+  // (unless load() gave one).
   void accrue(const LoadedConfig& config, std::span<const policy::RunningJob> running, int64_t now,
-              int64_t half_life_s);
+              int64_t half_life_s, std::span<const policy::HeldCapacity> held = {});
 
   // Replaces the state with the file's; returns an error sentence when it could not be used
   // (then the state is empty, last_ran unset).

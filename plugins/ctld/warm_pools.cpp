@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -30,6 +32,12 @@ constexpr const char* kExtraPrefix = "shareq:";
 std::mutex g_mutex;  // guards everything below; innermost lock
 std::optional<warm::WarmPoolRegistry> g_registry;
 uint64_t g_config_version = 0;
+std::map<warm::PoolId, int64_t> g_reserved_since;  // when each reserved pool began to wait
+// Waiting pools, read without the mutex by the select hook's fast path; -1 until the registry
+// is loaded (then the slow path loads it).
+std::atomic<int64_t> g_waiting_pools{-1};
+
+void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now);
 
 std::string state_path() {
   const std::string dir = state_save_location();
@@ -81,9 +89,11 @@ warm::WarmPoolRegistry* registry_locked() {
     }
     if (!g_registry) g_registry.emplace(settings);
     g_config_version = config->version;
+    publish_locked(*g_registry, time(nullptr));
   } else if (g_config_version != config->version) {
     g_registry->set_settings(settings);
     g_config_version = config->version;
+    publish_locked(*g_registry, time(nullptr));  // WarmPoolMode may have changed
   }
   return &*g_registry;
 }
@@ -204,23 +214,87 @@ warm::EndCause end_cause(job_record_t* job) {
     case JOB_PREEMPTED:
       return warm::EndCause::Preempted;
     case JOB_CANCELLED:
-      return job->requid == job->user_id ? warm::EndCause::UserCancel
-                                         : warm::EndCause::AdminCancel;
+      return job->requid == job->user_id ? warm::EndCause::UserCancel : warm::EndCause::AdminCancel;
     default:
       return warm::EndCause::AdminCancel;
   }
 }
 
 std::string extra_of(const warm::WarmPool& pool) {
-  return std::string(kExtraPrefix) + pool.name() + "," + std::string(warm::status_name(pool.status)) +
-         ",owner=" + pool.user + "/" + pool.account +
-         (pool.status == warm::PoolStatus::InUse ? std::string(",job=") +
-                                                        std::to_string(*pool.current_job())
-                                                  : ",until=" + iso_time(pool.expires_at)) +
+  return std::string(kExtraPrefix) + pool.name() + "," +
+         std::string(warm::status_name(pool.status)) + ",owner=" + pool.user + "/" + pool.account +
+         (pool.status == warm::PoolStatus::InUse
+              ? std::string(",job=") + std::to_string(*pool.current_job())
+              : ",until=" + iso_time(pool.expires_at)) +
          ",key=" + pool.key.to_string();
 }
 
+// The configured GPUs of the named nodes together (gres/gpu in each node's TRES counts).
+uint64_t gpus_of(const std::vector<std::string>& nodes) {
+  const int pos = gpu_tres_pos();
+  if (pos < 0) return 0;
+  uint64_t gpus = 0;
+  for (const std::string& name : nodes) {
+    node_record_t* node = find_node_record(const_cast<char*>(name.c_str()));
+    if (node != nullptr && node->tres_cnt != nullptr) gpus += node->tres_cnt[pos];
+  }
+  return gpus;
+}
+
+ReservedPool reserved_of(const warm::WarmPool& pool, int64_t since) {
+  ReservedPool r;
+  r.pool = pool.id;
+  r.account = pool.account;
+  r.uid = pool.uid;
+  r.partition = pool.partition;
+  r.nodes = pool.nodes;
+  r.gpus = gpus_of(pool.nodes);
+  r.since = since;
+  return r;
+}
+
+// After every change of the registry: counts the waiting pools for warm_pools_waiting(), and
+// tells slurm_jobs.hpp which pools now hold their nodes for their owner (reserve mode only), so
+// that the next Ledger counts them; remembers when each began to wait, for fair-share accrual.
+void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now) {
+  g_waiting_pools.store(std::count_if(reg.pools().begin(), reg.pools().end(),
+                                      [](const auto& p) { return p.second.waiting(); }),
+                        std::memory_order_release);
+  std::vector<ReservedPool> reserved;
+  std::map<warm::PoolId, int64_t> since;
+  for (const warm::WarmPool* pool : reg.reserved(now)) {
+    const auto known = g_reserved_since.find(pool->id);
+    since[pool->id] = known != g_reserved_since.end() ? known->second : now;
+    reserved.push_back(reserved_of(*pool, since[pool->id]));
+  }
+  g_reserved_since = std::move(since);
+  set_reserved_pools(std::move(reserved));
+}
+
 }  // namespace
+
+bool warm_pools_waiting() {
+  const int64_t known = g_waiting_pools.load(std::memory_order_acquire);
+  if (known >= 0) return known > 0;
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  (void)registry_locked();  // loads the state file and publishes the count
+  return g_waiting_pools.load(std::memory_order_acquire) > 0;
+}
+
+std::optional<ReservedPool> warm_reserved_claim(job_record_t* job, int64_t now) {
+  if (!warm_pools_waiting()) return std::nullopt;  // no mutex while there is no pool
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  warm::WarmPoolRegistry* reg = registry_locked();
+  if (reg == nullptr || reg->pools().empty() || reg->settings().mode != WarmPoolMode::Reserve) {
+    return std::nullopt;
+  }
+  const uint32_t nodes = job->details != nullptr ? job->details->min_nodes : 1;
+  const warm::PendingJob pending = pending_of(job, pending_partitions(job), std::max(nodes, 1U));
+  const warm::WarmPool* pool = reg->match(pending, now);
+  if (pool == nullptr) return std::nullopt;
+  const auto known = g_reserved_since.find(pool->id);
+  return reserved_of(*pool, known != g_reserved_since.end() ? known->second : now);
+}
 
 warm::NodeAdvice warm_advice(job_record_t* job, const std::vector<std::string>& candidates,
                              int64_t now) {
@@ -240,8 +314,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
   if (nodes.empty()) return;
   std::vector<std::string> partition;
   if (job->part_ptr != nullptr) partition.emplace_back(job->part_ptr->name);
-  const warm::PendingJob pending =
-      pending_of(job, partition, static_cast<uint32_t>(nodes.size()));
+  const warm::PendingJob pending = pending_of(job, partition, static_cast<uint32_t>(nodes.size()));
   std::string warm_name;
   bool changed = false;
   const warm::WarmPool* match = reg->match(pending, now, &nodes);
@@ -273,7 +346,10 @@ void warm_job_started(job_record_t* job, int64_t now) {
     shareq_env_set(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_NAME",
                    warm_name.c_str());
   }
-  if (changed) save_locked();
+  if (changed) {
+    save_locked();
+    publish_locked(*reg, now);
+  }
 }
 
 void warm_job_ended(job_record_t* job, int64_t now) {
@@ -298,12 +374,14 @@ void warm_job_ended(job_record_t* job, int64_t now) {
   log_ended(result.ended);
   if (result.pool) {
     const warm::WarmPool& pool = *result.pool;
-    append_system_comment(job, "shareq: left nodes warm as " + pool.name() + " until " +
-                                   iso_time(pool.expires_at));
-    append_admin_word(job, "shareq-left-warm:" + pool.name() + ",until:" + iso_time(pool.expires_at));
+    append_system_comment(
+        job, "shareq: left nodes warm as " + pool.name() + " until " + iso_time(pool.expires_at));
+    append_admin_word(job,
+                      "shareq-left-warm:" + pool.name() + ",until:" + iso_time(pool.expires_at));
     log_info("warm: JobId=%u: %s", job->job_id, warm::describe(pool).c_str());
   }
   save_locked();
+  publish_locked(*reg, now);
 }
 
 void warm_periodic(int64_t now) {
@@ -342,6 +420,15 @@ void warm_periodic(int64_t now) {
   }
   if (nodes_changed) last_node_update = time(nullptr);
   if (!ended.empty()) save_locked();
+  publish_locked(*reg, now);
+}
+
+void warm_unload() {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  g_registry.reset();
+  g_config_version = 0;
+  g_reserved_since.clear();
+  g_waiting_pools.store(-1, std::memory_order_release);
 }
 
 }  // namespace shareq::ctld

@@ -1,6 +1,8 @@
 #include "assoc_usage.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "policy/usage.hpp"
@@ -51,6 +53,16 @@ void set_children_usage_efctv(List children) {
   list_iterator_destroy(it);
 }
 
+// Adds usage to an association and every parent up to root.
+void add_to_chain(slurmdb_assoc_rec_t* assoc, long double real, double seconds,
+                  const std::vector<long double>& tres) {
+  for (slurmdb_assoc_rec_t* a = assoc; a != nullptr; a = a->usage->parent_assoc_ptr) {
+    a->usage->usage_raw += real;
+    a->usage->grp_used_wall += seconds;
+    for (size_t i = 0; i < tres.size(); ++i) a->usage->usage_tres_raw[i] += tres[i];
+  }
+}
+
 // Adds `seconds` of the job's allocation to its association chain and QOS.
 void add_job_usage(job_record_t* job, double seconds, int tres_cnt) {
   if (seconds <= 0 || job->assoc_ptr == nullptr) return;
@@ -68,11 +80,38 @@ void add_job_usage(job_record_t* job, double seconds, int tres_cnt) {
     job->qos_ptr->usage->grp_used_wall += seconds;
     for (int i = 0; i < tres_cnt; ++i) job->qos_ptr->usage->usage_tres_raw[i] += tres[i];
   }
-  for (slurmdb_assoc_rec_t* a = job->assoc_ptr; a != nullptr; a = a->usage->parent_assoc_ptr) {
-    a->usage->usage_raw += real;
-    a->usage->grp_used_wall += seconds;
-    for (int i = 0; i < tres_cnt; ++i) a->usage->usage_tres_raw[i] += tres[i];
+  add_to_chain(job->assoc_ptr, real, seconds, tres);
+}
+
+// The association a reserved pool accrues on: its owner's, for its account (and partition, when
+// the owner has a partition association). nullptr when there is none. Assoc lock held.
+slurmdb_assoc_rec_t* owner_assoc(const ctld::ReservedPool& pool) {
+  slurmdb_assoc_rec_t rec{};
+  rec.acct = const_cast<char*>(pool.account.c_str());
+  rec.uid = pool.uid;
+  rec.partition = const_cast<char*>(pool.partition.c_str());
+  slurmdb_assoc_rec_t* found = nullptr;
+  if (assoc_mgr_fill_in_assoc(acct_db_conn, &rec, 0, &found, true) != SLURM_SUCCESS) return nullptr;
+  return found;
+}
+
+// A reserved pool's nodes held for `seconds`, on its owner's association chain.
+void add_pool_usage(const ctld::ReservedPool& pool, double seconds, int tres_cnt) {
+  if (seconds <= 0) return;
+  slurmdb_assoc_rec_t* assoc = owner_assoc(pool);
+  if (assoc == nullptr) return;
+  long double billable = 0;
+  std::vector<long double> tres(static_cast<size_t>(tres_cnt), 0.0L);
+  for (const std::string& name : pool.nodes) {
+    node_record_t* node = find_node_record(const_cast<char*>(name.c_str()));
+    if (node == nullptr || node->tres_cnt == nullptr) continue;
+    const uint64_t billing = node->tres_cnt[TRES_ARRAY_BILLING];
+    billable += static_cast<long double>(billing > 0 ? billing : node->tres_cnt[TRES_ARRAY_CPU]);
+    for (int i = 0; i < tres_cnt; ++i) {
+      tres[i] += static_cast<long double>(seconds) * static_cast<long double>(node->tres_cnt[i]);
+    }
   }
+  add_to_chain(assoc, static_cast<long double>(seconds) * billable, seconds, tres);
 }
 
 int64_t accrual_start(const job_record_t* job, int64_t last_ran) {
@@ -81,7 +120,8 @@ int64_t accrual_start(const job_record_t* job, int64_t last_ran) {
 
 }  // namespace
 
-void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s) {
+void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
+                         std::span<const ctld::ReservedPool> reserved) {
   if (assoc_mgr_root_assoc == nullptr || assoc_mgr_assoc_list == nullptr) return;
   assoc_mgr_lock_t locks{};
   locks.assoc = WRITE_LOCK;
@@ -119,6 +159,9 @@ void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s) {
         add_job_usage(job, static_cast<double>(now - accrual_start(job, last_ran)), tres_cnt);
       }
       list_iterator_destroy(it);
+    }
+    for (const ctld::ReservedPool& pool : reserved) {
+      add_pool_usage(pool, static_cast<double>(now - std::max(last_ran, pool.since)), tres_cnt);
     }
   }
   set_children_usage_efctv(assoc_mgr_root_assoc->usage->children_list);

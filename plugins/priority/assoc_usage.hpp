@@ -7,6 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+
+#include "slurm_jobs.hpp"
 
 extern "C" {
 struct job_record;
@@ -16,10 +19,15 @@ struct slurmdb_assoc_rec;
 namespace shareq::priority {
 
 // Decays every association and QOS from `last_ran` to `now`, adds what running jobs used since
-// then, and recomputes effective usage below root.
-// Locks: the caller holds slurmctld's job lock (read or write); takes assoc_mgr's assoc and QOS
-// write locks and TRES read lock itself (slurmctld locks before assoc_mgr locks, as locks.h asks).
-void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s);
+// then, and recomputes effective usage below root. A reserved warm pool (`reserved`) accrues on
+// its owner's association (user and account, the partition's association first) like a job
+// holding its whole nodes: each node's billing TRES (its CPUs without TRESBillingWeights) and
+// every TRES of the node, from max(last_ran, since) to now.
+// Locks: the caller holds slurmctld's job lock (read or write) and node read lock; takes
+// assoc_mgr's assoc and QOS write locks and TRES read lock itself (slurmctld locks before
+// assoc_mgr locks, as locks.h asks).
+void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
+                         std::span<const ctld::ReservedPool> reserved = {});
 
 // The tail of a job that ended since the last accrual, from max(last_ran, start) to its end.
 // Locks: as accrue_associations.

@@ -152,10 +152,13 @@ void pass() {
   const int64_t now = time(nullptr);
   ctld::UsageStore& store = ctld::usage_store();
   const int64_t last = store.last_ran().value_or(now);
+  std::vector<ctld::ReservedPool> reserved;
   if (config) {
-    store.accrue(*config, ctld::running_snapshot(config)->running(), now, half_life);
+    const auto snapshot = ctld::running_snapshot(config);
+    store.accrue(*config, snapshot->running(), now, half_life, snapshot->held());
+    reserved = snapshot->reserved();
   }
-  accrue_associations(last, now, half_life);
+  accrue_associations(last, now, half_life, reserved);
   g_last_accrual.store(now);
   if (config) reprioritize(config, now);
   unlock_slurmctld(job_write_lock);

@@ -5,8 +5,9 @@
 // after priority_p_reconfig, the thread:
 //   1. takes slurmctld's job write lock (and node and partition read locks), like multifactor's
 //      decay thread;
-//   2. accrues the core's decayed usage per (share, family) from the running jobs
-//      (PriorityDecayHalfLife), and the associations' usage for sshare (assoc_usage.hpp);
+//   2. accrues the core's decayed usage per (share, family) from the running jobs and the warm
+//      pools reserved for a share (WarmPoolMode=reserve; PriorityDecayHalfLife), and the
+//      associations' usage for sshare (assoc_usage.hpp);
 //   3. gives every pending job its priority from policy::prioritize and stores the factors in
 //      job_ptr->prio_factors for sprio (held jobs, priority 0, and admin-set priorities are left
 //      alone);

@@ -60,10 +60,13 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
 // Warm pools in front of cons_tres (placement.hpp's advice): a job that matches a waiting pool
 // whose nodes are all candidates is tried on exactly those nodes first; other pools' warm nodes
 // are forbidden (reserve mode) or tried last (prefer mode: taking them ends their pool, see
-// warm_job_started). TEST_ONLY ("could it ever run") is not restricted.
+// warm_job_started). TEST_ONLY ("could it ever run") is not restricted. With no waiting pool
+// (one atomic load) the job goes straight to cons_tres: the scheduler pays nothing for warm
+// pools while there are none.
 int forward(const JobTestArgs& a, List candidates) {
-  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld())
+  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld() || !ctld::warm_pools_waiting()) {
     return forward_plain(a, candidates);
+  }
   std::vector<std::string> names;
   for (int i = 0; i < node_record_count; ++i) {
     if (bit_test(a.node_bitmap, i) && node_record_table_ptr[i] != nullptr) {
@@ -84,6 +87,24 @@ int forward(const JobTestArgs& a, List candidates) {
     return SLURM_SUCCESS;
   }
   return forward_plain(a, candidates);
+}
+
+// WarmPoolMode=reserve: a job that matches a waiting pool of this family is admitted as if the
+// pool's holding were already its own (the ledger without it: its nodes become the job's usage
+// when it starts there, never counted twice), and then only on exactly the pool's nodes, so the
+// job never starts elsewhere on the strength of capacity its pool still holds. SLURM_ERROR when
+// it may not, or the pool's nodes are not free: the caller goes on as for any job.
+int start_on_reserved_pool(const JobTestArgs& a, const policy::Ledger& ledger,
+                           const policy::PendingJob& pending, policy::FamilyId family,
+                           int64_t amount) {
+  const auto pool = ctld::warm_reserved_claim(a.job_ptr, time(nullptr));
+  if (!pool) return SLURM_ERROR;
+  const auto held = ctld::held_capacity(ledger.policy(), *pool);
+  if (!held || held->family != family) return SLURM_ERROR;
+  if (!policy::admit(ledger.without(*held), pending.share, family, amount).can_start) {
+    return SLURM_ERROR;
+  }
+  return try_restricted(a, pool->nodes, true, {});
 }
 
 void set_wait_reason(job_record_t* job, const std::string& text) {
@@ -242,6 +263,11 @@ int job_test(const JobTestArgs& a) {
   }
   if (a.mode == SELECT_MODE_TEST_ONLY) return forward(a, a.preemptee_candidates);
   if (ctld::reclaim_in_flight(job->job_id, now)) return wait_for_victims(a);
+  if (!admission.can_start &&
+      start_on_reserved_pool(a, ledger, *pending, *family, request->amount) == SLURM_SUCCESS) {
+    clear_wait_reason(job);
+    return SLURM_SUCCESS;
+  }
   if (admission.can_start) {
     clear_wait_reason(job);
     return forward(a, nullptr);

@@ -19,6 +19,18 @@ struct RunningJob {
   bool operator==(const RunningJob&) const = default;
 };
 
+// Capacity a share holds without running a job: the nodes of a warm pool waiting for the share's
+// next matching job under WarmPoolMode=reserve (nobody else may use them). It counts as the
+// share's usage in the Ledger exactly like a running job of that amount, but it is no job: it is
+// never a preemption victim and never in the running list. `pool` names it for logs and tests.
+struct HeldCapacity {
+  uint64_t pool = 0;
+  ShareId share = 0;
+  FamilyId family = 0;
+  int64_t amount = 0;  // in the family's unit (nodes, or the nodes' GPUs)
+  bool operator==(const HeldCapacity&) const = default;
+};
+
 // What a pending job asks of one family it may run in.
 struct FamilyRequest {
   FamilyId family = 0;

@@ -5,7 +5,8 @@
 
 namespace shareq::policy {
 
-Ledger::Ledger(const Policy& policy, std::span<const RunningJob> running)
+Ledger::Ledger(const Policy& policy, std::span<const RunningJob> running,
+               std::span<const HeldCapacity> held)
     : policy_(&policy),
       usage_(policy.share_count() * policy.family_count(), 0),
       used_(policy.family_count(), 0),
@@ -18,6 +19,7 @@ Ledger::Ledger(const Policy& policy, std::span<const RunningJob> running)
     }
   }
   for (const RunningJob& job : running) add(job);
+  for (const HeldCapacity& h : held) add(h);
 }
 
 bool Ledger::valid(ShareId s, FamilyId f) const {
@@ -40,14 +42,25 @@ void Ledger::set_usage(ShareId s, FamilyId f, int64_t usage) {
   slot = usage;
 }
 
-void Ledger::add(const RunningJob& job) {
-  if (!valid(job.share, job.family) || job.amount <= 0) return;
-  set_usage(job.share, job.family, math::add(usage(job.share, job.family), job.amount));
+void Ledger::change(ShareId s, FamilyId f, int64_t amount, bool adding) {
+  if (!valid(s, f) || amount <= 0) return;
+  set_usage(s, f, adding ? math::add(usage(s, f), amount) : math::sub(usage(s, f), amount));
 }
 
-void Ledger::remove(const RunningJob& job) {
-  if (!valid(job.share, job.family) || job.amount <= 0) return;
-  set_usage(job.share, job.family, math::sub(usage(job.share, job.family), job.amount));
+void Ledger::add(const RunningJob& job) { change(job.share, job.family, job.amount, true); }
+
+void Ledger::remove(const RunningJob& job) { change(job.share, job.family, job.amount, false); }
+
+void Ledger::add(const HeldCapacity& held) { change(held.share, held.family, held.amount, true); }
+
+void Ledger::remove(const HeldCapacity& held) {
+  change(held.share, held.family, held.amount, false);
+}
+
+Ledger Ledger::without(const HeldCapacity& held) const {
+  Ledger copy = *this;
+  copy.remove(held);
+  return copy;
 }
 
 int64_t Ledger::usage(ShareId s, FamilyId f) const {

@@ -1,4 +1,5 @@
-// Who holds what in each family: usage per share and family, derived from the running jobs.
+// Who holds what in each family: usage per share and family, derived from the running jobs and
+// the capacity shares hold without a job (HeldCapacity: reserved warm pools).
 // All arithmetic saturates; kUnlimited stays unlimited. Every query is O(1): the borrowed and
 // lendable totals are kept up to date by add/remove.
 //
@@ -17,10 +18,17 @@ namespace shareq::policy {
 
 class Ledger {
  public:
-  Ledger(const Policy& policy, std::span<const RunningJob> running);
+  Ledger(const Policy& policy, std::span<const RunningJob> running,
+         std::span<const HeldCapacity> held = {});
 
-  void add(const RunningJob& job);     // job started
-  void remove(const RunningJob& job);  // job ended or was preempted
+  void add(const RunningJob& job);        // job started
+  void remove(const RunningJob& job);     // job ended or was preempted
+  void add(const HeldCapacity& held);     // a reserved warm pool began to wait
+  void remove(const HeldCapacity& held);  // it was claimed or ended
+
+  // This ledger without `held`: what a job that claims the warm pool sees, since the pool's
+  // holding becomes the job's own usage when it starts on the pool's nodes (never counted twice).
+  [[nodiscard]] Ledger without(const HeldCapacity& held) const;
 
   [[nodiscard]] int64_t usage(ShareId s, FamilyId f) const;
   [[nodiscard]] int64_t used(FamilyId f) const;                 // all shares together
@@ -40,6 +48,7 @@ class Ledger {
   [[nodiscard]] bool valid(ShareId s, FamilyId f) const;
   [[nodiscard]] int64_t lend_part(ShareId s, FamilyId f, int64_t usage) const;
   void set_usage(ShareId s, FamilyId f, int64_t usage);
+  void change(ShareId s, FamilyId f, int64_t amount, bool adding);
 
   const Policy* policy_;
   std::vector<int64_t> usage_;           // [share * family_count + family]

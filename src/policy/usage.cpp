@@ -10,8 +10,19 @@ double decay_factor(int64_t elapsed_s, int64_t half_life_s) {
   return std::exp2(-static_cast<double>(elapsed_s) / static_cast<double>(half_life_s));
 }
 
+namespace {
+
+void add_seconds(DecayedUsage& usage, const Policy& policy, ShareId share, FamilyId family,
+                 int64_t amount, int64_t elapsed_s) {
+  const size_t families = policy.family_count();
+  if (share >= policy.share_count() || family >= families || amount <= 0) return;
+  usage[share * families + family] += static_cast<double>(amount) * static_cast<double>(elapsed_s);
+}
+
+}  // namespace
+
 void accrue(DecayedUsage& usage, const Policy& policy, std::span<const RunningJob> running,
-            int64_t elapsed_s, int64_t half_life_s) {
+            int64_t elapsed_s, int64_t half_life_s, std::span<const HeldCapacity> held) {
   const size_t families = policy.family_count();
   const size_t size = policy.share_count() * families;
   if (usage.size() != size) usage.assign(size, 0.0);
@@ -19,10 +30,10 @@ void accrue(DecayedUsage& usage, const Policy& policy, std::span<const RunningJo
   const double factor = decay_factor(elapsed_s, half_life_s);
   for (double& value : usage) value = std::isfinite(value) && value > 0 ? value * factor : 0.0;
   for (const RunningJob& job : running) {
-    if (job.share >= policy.share_count() || job.family >= families || job.amount <= 0) continue;
-    usage[job.share * families + job.family] +=
-        static_cast<double>(job.amount) * static_cast<double>(elapsed_s);
+    add_seconds(usage, policy, job.share, job.family, job.amount, elapsed_s);
   }
+  for (const HeldCapacity& h : held)
+    add_seconds(usage, policy, h.share, h.family, h.amount, elapsed_s);
 }
 
 DecayedUsage carry_over(const DecayedUsage& usage, const Policy& from, const Policy& to) {

@@ -16,9 +16,11 @@ double decay_factor(int64_t elapsed_s, int64_t half_life_s);
 // added undecayed: call it every few minutes, as Slurm's PriorityCalcPeriod does, so the error
 // stays small). A `usage` of another size than share_count x family_count (empty, or from an
 // older configuration) starts again from zero; negative or non-finite entries become 0. Jobs of
-// unknown shares or families are skipped. elapsed_s <= 0 changes nothing else.
+// unknown shares or families are skipped. elapsed_s <= 0 changes nothing else. `held` (reserved
+// warm pools) accrues like running jobs: capacity a share keeps from everyone else is usage for
+// fair share too.
 void accrue(DecayedUsage& usage, const Policy& policy, std::span<const RunningJob> running,
-            int64_t elapsed_s, int64_t half_life_s);
+            int64_t elapsed_s, int64_t half_life_s, std::span<const HeldCapacity> held = {});
 
 // `usage` kept under policy `from`, re-indexed for policy `to` by share and family names (after
 // scontrol reconfigure), so history survives a new Share= line or family. Pairs that `to` lacks

@@ -240,14 +240,20 @@ std::vector<WarmPool> WarmPoolRegistry::on_nodes_taken(JobId job,
   return end_overlapping(nodes, "nodes taken by job " + std::to_string(job), true);
 }
 
+std::vector<const WarmPool*> WarmPoolRegistry::reserved(Time now) const {
+  std::vector<const WarmPool*> out;
+  if (settings_.mode != WarmPoolMode::Reserve) return out;
+  for (const auto& [id, pool] : pools_) {
+    if (pool.waiting() && pool.expires_at > now) out.push_back(&pool);
+  }
+  return out;
+}
+
 std::vector<std::string> WarmPoolRegistry::nodes_reserved_for(std::string_view account,
                                                               Time now) const {
   std::vector<std::string> nodes;
-  if (settings_.mode != WarmPoolMode::Reserve) return nodes;
-  for (const auto& [id, pool] : pools_) {
-    if (pool.waiting() && pool.expires_at > now && pool.account == account) {
-      nodes.insert(nodes.end(), pool.nodes.begin(), pool.nodes.end());
-    }
+  for (const WarmPool* pool : reserved(now)) {
+    if (pool->account == account) nodes.insert(nodes.end(), pool->nodes.begin(), pool->nodes.end());
   }
   return sorted_unique(std::move(nodes));
 }

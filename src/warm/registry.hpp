@@ -96,8 +96,11 @@ class WarmPoolRegistry {
   // fits): waiting pools holding any of them end (Terminated). Returned by id.
   std::vector<WarmPool> on_nodes_taken(JobId job, const std::vector<std::string>& nodes);
 
-  // Reserve mode: the nodes of waiting, unexpired pools owned by `account`, sorted; they count
-  // against that share's usage. Empty in prefer mode.
+  // Reserve mode: the waiting, unexpired pools, by id. Their nodes count against their owner's
+  // share (its usage in the policy ledger, and fair-share usage) until a matching job claims
+  // them (then the job's own usage counts) or they end. Empty in prefer mode.
+  [[nodiscard]] std::vector<const WarmPool*> reserved(Time now) const;
+  // The nodes of reserved(now) owned by `account`, sorted.
   [[nodiscard]] std::vector<std::string> nodes_reserved_for(std::string_view account,
                                                             Time now) const;
 

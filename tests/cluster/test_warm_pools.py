@@ -214,3 +214,114 @@ def test_slurmctld_restart_keeps_the_pools(warm):
     info = c.wait_state(job, "COMPLETED")
     assert info["NodeList"] == "p4n3"
     assert "warm start on wp-" in info["SystemComment"]
+
+
+# ---- reserve mode charges the owning share (issue 4, point 3) -------------------------------
+
+# prodexp1 owns one node of p4 and may not borrow: one warm node uses its whole quota.
+RESERVE_P4_SHARES = """Share=ProdExp1 Family=p4 Quota=node=1 BorrowLimit=node=0
+Share=ProdExp2 Family=p4 Quota=node=3
+"""
+
+
+def conf_reserve_one_node_quota(original):
+    lines = [l for l in original.splitlines()
+             if not l.startswith("WarmPoolMode=")
+             and not (l.startswith("Share=") and "Family=p4" in l)]
+    return "\n".join(lines) + "\n" + RESERVE_P4_SHARES + WARM_CONF_EXTRA.format(mode="reserve")
+
+
+@pytest.fixture
+def reserve_one_node_quota(clean_queue):
+    c = clean_queue
+    end_pools(c)
+    path = c.dir / "etc" / "shareq.conf"
+    original = path.read_text()
+    c.install_shareq_conf(conf_reserve_one_node_quota(original))
+    yield c
+    c.cancel_all()
+    c.install_shareq_conf(original)
+
+
+def squeue_reason(c, job):
+    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
+
+
+def test_reserve_mode_charges_the_warm_nodes_to_the_owning_share(reserve_one_node_quota):
+    c = reserve_one_node_quota
+    publish(c, "warm-q")
+    make_pool(c, "alice", "warm-q")  # prodexp1's one node of quota is now warm on p4n3
+    # Fair share: the owner's RawUsage grows while its pool is warm and no job of it runs.
+    usage = c.share_raw_usage("prodexp1")
+    wait_until("prodexp1's RawUsage to grow while its pool is warm",
+               lambda: c.share_raw_usage("prodexp1") > usage, timeout=30)
+    # A one-node job of prodexp1 that does not match the pool fits the quota's size, but the
+    # quota is used by the warm node and prodexp1 may not borrow: it waits, saying why.
+    plain = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", script="true")
+    wait_until("the plain job to wait at prodexp1's borrow limit",
+               lambda: "prodexp1 at its borrow limit in p4" in squeue_reason(c, plain))
+    assert c.job_state(plain) == "PENDING"
+    # The matching job claims the pool: the warm node becomes its own usage, not counted twice,
+    # so it starts, on the warm node.
+    claimer = sbatch_out(c, "alice", "warm-q-claimer.out", "-p", "p4", "-N1", "--exclusive",
+                         "--image=warm-q", script="sleep 8")
+    info = c.wait_state(claimer, ["RUNNING", "COMPLETED"])
+    assert info["NodeList"] == "p4n3"
+    assert "warm start on wp-" in info["SystemComment"]
+    if info["JobState"] == "RUNNING":
+        assert c.job_state(plain) == "PENDING"  # the claimer now holds prodexp1's quota
+    # The claimer ends without --keep-alive: the pool ends, the quota is free, the plain job runs.
+    c.wait_state(claimer, "COMPLETED")
+    c.wait_state(plain, "COMPLETED")
+
+
+def test_prefer_mode_charges_nothing_for_warm_nodes(warm):
+    c = warm
+    publish(c, "warm-p")
+    make_pool(c, "alice", "warm-p")
+    usage = c.share_raw_usage("prodexp1")
+    # Two priority passes (5 s each) and more: a pool in prefer mode accrues nothing.
+    with pytest.raises(AssertionError):
+        wait_until("prodexp1's RawUsage to grow", lambda: c.share_raw_usage("prodexp1") > usage,
+                   timeout=12)
+
+
+# ---- multi-node pools ------------------------------------------------------------------------
+
+def pool_name(c, node):
+    """The pool on the node's Extra ("wp-N"), or ""."""
+    m = re.match(r"shareq:(wp-\d+),", node_extra(c, node))
+    return m.group(1) if m else ""
+
+
+def test_a_two_node_pool_is_claimed_whole_by_a_matching_two_node_job(warm):
+    c = warm
+    publish(c, "warm-m")
+    # Each node's task leaves a file naming its node in that node's warm directory.
+    first = sbatch_out(c, "alice", "warm-m-first.out", "-p", "p4", "-N2", "--exclusive",
+                       "-w", "p4n2,p4n3", "--image=warm-m", "--keep-alive=300",
+                       script="srun -N2 --ntasks-per-node=1 bash -c "
+                              "'echo left-on-$SLURMD_NODENAME > $SHAREQ_WARM_DIR/left'")
+    c.wait_state(first, "COMPLETED")
+    wait_until("both nodes to be warm", lambda: pool_name(c, "p4n2") and pool_name(c, "p4n3"))
+    assert pool_name(c, "p4n2") == pool_name(c, "p4n3"), "one pool holds both nodes"
+    assert "nodes=2" in node_extra(c, "p4n2")
+
+    # A one-node job with otherwise the same key does not match: the node count is in the key.
+    single = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-m", script="true")
+    info = c.wait_state(single, "COMPLETED")
+    assert "cold start" in info["SystemComment"], info["SystemComment"]
+    assert info["NodeList"] not in ("p4n2", "p4n3")
+    assert pool_name(c, "p4n2") and pool_name(c, "p4n3"), "the pool is still there"
+
+    # The matching two-node job lands on exactly the pool's two nodes (the scheduler's own first
+    # choice would be p4n[1-2]), and each node's warm directory holds what was left there.
+    second = sbatch_out(c, "alice", "warm-m-second.out", "-p", "p4", "-N2", "--exclusive",
+                        "--image=warm-m",
+                        script="srun -N2 --ntasks-per-node=1 bash -c "
+                               "'echo $SLURMD_NODENAME:$(cat $SHAREQ_WARM_DIR/left)'")
+    info = c.wait_state(second, "COMPLETED")
+    assert info["NodeList"] == "p4n[2-3]"
+    assert "warm start on wp-" in info["SystemComment"]
+    out = job_out(c, "warm-m-second.out")
+    assert "p4n2:left-on-p4n2" in out and "p4n3:left-on-p4n3" in out, out

@@ -235,6 +235,28 @@ TEST(Registry, ReserveModeCountsWarmNodesAgainstTheOwner) {
   EXPECT_TRUE(prefer.nodes_reserved_for("prodexp1", 200).empty());
 }
 
+TEST(Registry, ReservedPoolsAreTheWaitingOnesUntilClaimedOrExpired) {
+  WarmPoolRegistry reserve(Settings(WarmPoolMode::Reserve));
+  MakePool(reserve, Ended(1).nodes({"n1"}), 100);
+  MakePool(reserve, Ended(2).nodes({"n2"}), 100);
+  const auto ids = [&](Time now) {
+    std::vector<PoolId> out;
+    for (const WarmPool* pool : reserve.reserved(now)) out.push_back(pool->id);
+    return out;
+  };
+  EXPECT_EQ(ids(200), (std::vector<PoolId>{1, 2}));
+  // A matching job claims pool 1: its nodes are now the job's usage, not the pool's.
+  ASSERT_TRUE(reserve.claim(1, Pending(9).node_count(1), 200));
+  EXPECT_EQ(ids(200), std::vector<PoolId>{2});
+  // It ends by itself with keep-alive: the pool waits (Reused) and holds its nodes again.
+  reserve.on_job_end(Ended(9).nodes({"n1"}), EndCause::Completed, 300);
+  EXPECT_EQ(ids(300), (std::vector<PoolId>{1, 2}));
+  EXPECT_TRUE(ids(100000).empty()) << "expired pools hold nothing";
+  WarmPoolRegistry prefer(Settings(WarmPoolMode::Prefer));
+  MakePool(prefer, Ended(1), 100);
+  EXPECT_TRUE(prefer.reserved(200).empty());
+}
+
 TEST(Registry, NewSettingsApplyToNewPoolsOnly) {
   WarmPoolRegistry registry(Settings());
   MakePool(registry, Ended(1).nodes({"n1"}), 100);
