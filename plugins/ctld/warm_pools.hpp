@@ -7,6 +7,11 @@
 //  - the job's spank_job_env at start: SHAREQ_WARM_NAME=warm-ORIGIN (the node-side warm
 //    directory: the claimed pool's origin job, or this job when it asked for --keep-alive). The
 //    node prolog receives it as SPANK_SHAREQ_WARM_NAME.
+//  - the job's spank_job_env at start: SHAREQ_WARM_ENDED=warm-A,warm-B, the warm directories on
+//    its nodes of pools that ended before their deadline (an admin, a node down, nodes taken in
+//    prefer mode, the pool's job cancelled): the job's prolog removes them and unpins their
+//    images then, rather than at the deadline. Kept in memory only: after a slurmctld restart
+//    such directories go at their deadline, as the node sweeps by deadline anyway.
 //  - the job's SystemComment: "shareq: warm start on wp-N (...)" at start, and "shareq: left
 //    nodes warm as wp-N until ..." when it made or continued a pool (scontrol show job, sacct).
 //  - each warm node's Extra (scontrol show node): "shareq:wp-N,STATUS,owner=USER/ACCOUNT,

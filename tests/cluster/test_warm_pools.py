@@ -173,6 +173,22 @@ def test_pool_expires_on_time_and_unpins_its_image(warm):
     assert not (c.dir / "nodes" / "p4n3" / "warm" / f"warm-{job}").exists()
 
 
+def test_a_pool_ended_early_leaves_the_node_at_the_next_job_not_at_its_deadline(warm):
+    c = warm
+    digest = publish(c, "warm-e")
+    job = make_pool(c, "alice", "warm-e", keep_alive=3600)
+    pins = c.dir / "nodes" / "p4n3" / "images" / "pins" / digest
+    warm_dir = c.dir / "nodes" / "p4n3" / "warm" / f"warm-{job}"
+    assert (pins / f"warm-{job}").exists() and warm_dir.is_dir()
+    # Prefer mode: another user's job takes the warm node, which ends the pool an hour early.
+    other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
+    c.wait_state(other, "COMPLETED")
+    wait_until("p4n3 to be cold", lambda: node_extra(c, "p4n3") == "")
+    wait_until("the ended pool's pin to go", lambda: not (pins / f"warm-{job}").exists())
+    assert not warm_dir.exists()
+    assert f"warm directory warm-{job} ended early in slurmctld: removed" in node_log(c, "p4n3")
+
+
 def test_two_jobs_starting_together_on_one_node_fetch_once(warm):
     c = warm
     publish(c, "warm-d", size=3_000_000)

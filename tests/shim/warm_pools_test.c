@@ -295,6 +295,8 @@ static void other_job_taking_warm_nodes_in_prefer_mode_ends_the_pool(void** stat
   fake_job_t* other = new_job(40, kBob, "prodexp2", "p4", "n2", 1, 0);
   warm_test_job_started(&other->job, 1100);
   assert_string_equal(env_of(other, "SHAREQ_WARM_NAME"), "");
+  /* Its prolog removes the ended pool's warm directory now, not at the pool's deadline. */
+  assert_string_equal(env_of(other, "SHAREQ_WARM_ENDED"), "warm-10");
   assert_non_null(strstr(text(other->job.system_comment), "cold start"));
   warm_test_periodic(1101);
   assert_string_equal(extra("n2"), "");
@@ -313,6 +315,20 @@ static void node_down_ends_the_pool(void** state) {
   assert_false(warm_test_pools_waiting());
   assert_non_null(strstr(fake_ctld_log(), "wp-1 terminated"));
   assert_non_null(strstr(fake_ctld_log(), "node n2 went down"));
+  /* The next job on n2 once it is back removes the pool's warm directory; a job elsewhere is not
+   * told, nor a later job on n2 (the first one's prolog has done it). */
+  fake_job_t* elsewhere = new_job(50, kBob, "prodexp2", "p4", "n3", 1, 0);
+  warm_test_job_started(&elsewhere->job, 1020);
+  assert_string_equal(env_of(elsewhere, "SHAREQ_WARM_ENDED"), "");
+  fake_job_t* back = new_job(51, kBob, "prodexp2", "p4", "n2", 1, 0);
+  warm_test_job_started(&back->job, 1030);
+  assert_string_equal(env_of(back, "SHAREQ_WARM_ENDED"), "warm-10");
+  fake_job_t* later = new_job(52, kBob, "prodexp2", "p4", "n2", 1, 0);
+  warm_test_job_started(&later->job, 1040);
+  assert_string_equal(env_of(later, "SHAREQ_WARM_ENDED"), "");
+  free_job(elsewhere);
+  free_job(back);
+  free_job(later);
   free_extras();
 }
 
