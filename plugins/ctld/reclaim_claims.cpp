@@ -73,8 +73,7 @@ std::shared_ptr<const RunningSnapshot> decision_snapshot(
   expire_locked(now, config.get());
   if (g_claims.empty()) return base;
   if (g_decision && g_base == base && g_built_version == g_version) return g_decision;
-  g_decision = std::make_shared<const RunningSnapshot>(
-      config, policy::with_claims(base->running(), g_claims), ++g_generation);
+  g_decision = base->with_running(policy::with_claims(base->running(), g_claims), ++g_generation);
   g_base = std::move(base);
   g_built_version = g_version;
   return g_decision;

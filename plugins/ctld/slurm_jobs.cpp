@@ -181,6 +181,12 @@ RunningSnapshot::RunningSnapshot(std::shared_ptr<const LoadedConfig> config,
       ledger_(config_->policy, running_, held_),
       generation_(generation) {}
 
+std::shared_ptr<const RunningSnapshot> RunningSnapshot::with_running(
+    std::vector<policy::RunningJob> running, uint64_t generation) const {
+  return std::make_shared<const RunningSnapshot>(config_, std::move(running), generation,
+                                                 reserved_);
+}
+
 const policy::RunningJob* RunningSnapshot::find(policy::JobId id) const {
   const auto it =
       std::lower_bound(running_.begin(), running_.end(), id,

@@ -86,6 +86,9 @@ class SHAREQ_CTLD_API RunningSnapshot {
   [[nodiscard]] uint64_t generation() const { return generation_; }
   // The running job with this id, or nullptr.
   [[nodiscard]] const policy::RunningJob* find(policy::JobId id) const;
+  // The same configuration and reserved pools with other running jobs (sorted by id).
+  [[nodiscard]] std::shared_ptr<const RunningSnapshot> with_running(
+      std::vector<policy::RunningJob> running, uint64_t generation) const;
 
  private:
   std::shared_ptr<const LoadedConfig> config_;
