@@ -121,4 +121,20 @@ Result<std::vector<NodeInfo>> load_nodes() {
   return nodes;
 }
 
+Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) {
+  init_once();
+  update_node_msg_t update;
+  slurm_init_update_node_msg(&update);
+  std::string names = nodes;
+  std::string text = extra;
+  update.node_names = names.data();
+  update.extra = text.data();
+  if (slurm_update_node(&update) != SLURM_SUCCESS) {
+    return Error{"slurmctld", "cannot set Extra on " + nodes + ": " +
+                                  str(slurm_strerror(slurm_get_errno())) +
+                                  " (ending a pool needs root or SlurmUser)"};
+  }
+  return true;
+}
+
 }  // namespace shareq::tool

@@ -2,6 +2,7 @@
 // values. Every failure is an Error naming what could not be loaded and libslurm's reason.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "cluster_data.hpp"
@@ -13,5 +14,8 @@ namespace shareq::tool {
 Result<std::vector<JobInfo>> load_jobs();
 // Every node, with its Extra field.
 Result<std::vector<NodeInfo>> load_nodes();
+// Sets the Extra field of `nodes` (a Slurm node list, "p4n[1-2]"); needs an admin (root or
+// SlurmUser). The Error names the nodes and libslurm's reason.
+Result<bool> set_node_extra(const std::string& nodes, const std::string& extra);
 
 }  // namespace shareq::tool

@@ -51,7 +51,8 @@ std::string until_text(const WarmExtra& pool) {
 }  // namespace
 
 std::optional<Result<WarmExtra>> parse_warm_extra(std::string_view extra) {
-  if (!extra.starts_with(kPrefix)) return std::nullopt;
+  // An admin's request to end the node's pool is no pool (slurmctld ends it at its next pass).
+  if (!extra.starts_with(kPrefix) || extra == kEndPoolRequest) return std::nullopt;
   std::string_view rest = extra.substr(kPrefix.size());
   WarmExtra pool;
   const size_t name_end = rest.find(',');
@@ -152,6 +153,18 @@ std::string format_pools_json(const WarmPools& pools, int64_t now) {
     out += std::string(i > 0 ? "," : "") + json_string(pools.problems[i]);
   }
   return out + "]}\n";
+}
+
+const WarmPoolRow* find_pool(const WarmPools& pools, std::string_view name) {
+  const auto it = std::find_if(pools.pools.begin(), pools.pools.end(),
+                               [&](const WarmPoolRow& row) { return row.pool.pool == name; });
+  return it != pools.pools.end() ? &*it : nullptr;
+}
+
+std::string pool_names(const WarmPools& pools) {
+  std::string names;
+  for (const WarmPoolRow& row : pools.pools) names += (names.empty() ? "" : ", ") + row.pool.pool;
+  return names;
 }
 
 }  // namespace shareq::tool

@@ -44,6 +44,13 @@ struct WarmPools {
 // Groups the nodes by the pool their Extra names.
 WarmPools collect_pools(const std::vector<NodeInfo>& nodes);
 
+// What an admin writes in a warm node's Extra to end its pool (plugins/ctld/warm_pools.cpp).
+inline constexpr std::string_view kEndPoolRequest = "shareq:end";
+// The pool named `name` ("wp-3"), or nullptr.
+const WarmPoolRow* find_pool(const WarmPools& pools, std::string_view name);
+// "wp-1, wp-3": every pool's name, in order.
+std::string pool_names(const WarmPools& pools);
+
 // One line per pool: POOL STATUS OWNER NODES UNTIL (local time) REMAINING JOB KEY.
 std::string format_pools(const WarmPools& pools, int64_t now);
 std::string format_pools_json(const WarmPools& pools, int64_t now);

@@ -29,6 +29,7 @@ namespace {
 
 constexpr const char* kStateFile = "/shareq_warm_pools";
 constexpr const char* kExtraPrefix = "shareq:";
+constexpr const char* kEndRequest = "shareq:end";  // an admin's request to end the node's pool
 
 std::mutex g_mutex;  // guards everything below; innermost lock
 std::optional<warm::WarmPoolRegistry> g_registry;
@@ -419,6 +420,21 @@ void warm_job_ended(job_record_t* job, int64_t now) {
   publish_locked(*reg, now);
 }
 
+// The pools an admin asked to end: one of their nodes' Extra is "shareq:end" (`shareq pools end
+// wp-N`, or `scontrol update NodeName=... Extra=shareq:end`).
+std::vector<warm::PoolId> pools_ended_by_admin(const warm::WarmPoolRegistry& reg) {
+  std::vector<warm::PoolId> ids;
+  for (const auto& [id, pool] : reg.pools()) {
+    const bool asked = std::any_of(pool.nodes.begin(), pool.nodes.end(), [](const std::string& n) {
+      const node_record_t* node = find_node_record(const_cast<char*>(n.c_str()));
+      return node != nullptr && node->extra != nullptr &&
+             std::strcmp(node->extra, kEndRequest) == 0;
+    });
+    if (asked) ids.push_back(id);
+  }
+  return ids;
+}
+
 void warm_periodic(int64_t now) {
   const std::lock_guard<std::mutex> lock(g_mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
@@ -437,6 +453,9 @@ void warm_periodic(int64_t now) {
   for (const std::string& name : down) {
     auto gone = reg->on_node_down(name);
     ended.insert(ended.end(), gone.begin(), gone.end());
+  }
+  for (const warm::PoolId id : pools_ended_by_admin(*reg)) {
+    if (auto pool = reg->terminate(id, "ended by an admin")) ended.push_back(std::move(*pool));
   }
   log_ended(ended, now);
   bool nodes_changed = false;

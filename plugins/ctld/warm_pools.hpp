@@ -17,6 +17,9 @@
 //  - each warm node's Extra (scontrol show node): "shareq:wp-N,STATUS,owner=USER/ACCOUNT,
 //    until=ISO-TIME,key=..."; cleared when the pool ends. Refreshed by every periodic pass.
 //
+// What it reads: a node's Extra set to "shareq:end" by an admin (`shareq pools end wp-N`) ends
+// the node's pool (Terminated, "ended by an admin") at the next periodic pass.
+//
 // WarmPoolMode=reserve: after every change, the waiting pools are published to slurm_jobs.hpp
 // (set_reserved_pools), so that the Ledger counts their nodes as their owner's usage and
 // priority/shareq accrues fair-share usage for them. A pool whose keep-alive ran out still counts

@@ -189,6 +189,32 @@ def test_a_pool_ended_early_leaves_the_node_at_the_next_job_not_at_its_deadline(
     assert f"warm directory warm-{job} ended early in slurmctld: removed" in node_log(c, "p4n3")
 
 
+def test_an_admin_ends_a_pool_with_shareq_pools_end(warm):
+    c = warm
+    digest = publish(c, "warm-f")
+    job = make_pool(c, "alice", "warm-f", keep_alive=3600)
+    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, "p4n3")).group(1)
+    shareq = str(c.build_dir / "tools" / "shareq")
+
+    refused = c.run([shareq, "pools", "end", pool], user="bob")
+    assert refused.returncode == 1, refused
+    assert "ending a pool needs root or SlurmUser" in refused.stderr, refused.stderr
+    unknown = c.run([shareq, "pools", "end", "wp-99999"])
+    assert unknown.returncode == 1 and f"pools: {pool}" in unknown.stderr, unknown.stderr
+    assert node_extra(c, "p4n3").startswith(f"shareq:{pool},")
+
+    done = c.run([shareq, "pools", "end", pool])
+    assert done.returncode == 0, done.stderr
+    wait_until("the pool to end", lambda: node_extra(c, "p4n3") == "")
+    log = (c.dir / "log" / "slurmctld.log").read_text()
+    assert re.search(rf"{pool} terminated.*ended by an admin", log), "slurmctld logs who ended it"
+    # The next job on the node removes the warm directory and the pin, an hour early.
+    other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
+    c.wait_state(other, "COMPLETED")
+    pins = c.dir / "nodes" / "p4n3" / "images" / "pins" / digest
+    wait_until("the pin to go", lambda: not (pins / f"warm-{job}").exists())
+
+
 def test_two_jobs_starting_together_on_one_node_fetch_once(warm):
     c = warm
     publish(c, "warm-d", size=3_000_000)

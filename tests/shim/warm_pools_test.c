@@ -342,6 +342,24 @@ static void pools_expire_and_leave_the_nodes_extra(void** state) {
   free_extras();
 }
 
+static void an_admin_ends_a_pool_through_its_nodes_extra(void** state) {
+  (void)state;
+  make_pool_on_n2();
+  warm_test_periodic(1001);
+  slurm_xfree((void**)&node("n2")->extra);
+  node("n2")->extra = xstrdup("shareq:end"); /* shareq pools end wp-1 */
+  warm_test_periodic(1010);
+  assert_string_equal(extra("n2"), "");
+  assert_false(warm_test_pools_waiting());
+  assert_non_null(strstr(fake_ctld_log(), "wp-1 terminated"));
+  assert_non_null(strstr(fake_ctld_log(), "ended by an admin"));
+  fake_job_t* next = new_job(60, kBob, "prodexp2", "p4", "n2", 1, 0);
+  warm_test_job_started(&next->job, 1020);
+  assert_string_equal(env_of(next, "SHAREQ_WARM_ENDED"), "warm-10");
+  free_job(next);
+  free_extras();
+}
+
 static void an_admins_extra_is_left_alone(void** state) {
   (void)state;
   node("n1")->extra = xstrdup("rack=7");
@@ -426,6 +444,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(node_down_ends_the_pool, setup, teardown),
       cmocka_unit_test_setup_teardown(pools_expire_and_leave_the_nodes_extra, setup, teardown),
+      cmocka_unit_test_setup_teardown(an_admin_ends_a_pool_through_its_nodes_extra, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(an_admins_extra_is_left_alone, setup, teardown),
       cmocka_unit_test_setup_teardown(state_is_written_and_read_back_after_a_restart, setup,
                                       teardown),

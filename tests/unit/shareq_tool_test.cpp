@@ -147,8 +147,9 @@ TEST_F(ShareqTool, StatusNamesTheFamiliesWhenAskedForAnUnknownOne) {
 }
 
 TEST_F(ShareqTool, ClusterCommandUsageErrors) {
-  for (const char* args : {"status extra", "status --bogus", "status --family", "why", "why 1 2",
-                           "why abc", "why 0", "why 1 --json", "pools extra", "pools --config x"}) {
+  for (const char* args :
+       {"status extra", "status --bogus", "status --family", "why", "why 1 2", "why abc", "why 0",
+        "why 1 --json", "pools extra", "pools --config x", "pools end", "pools end wp-1 wp-2"}) {
     const Outcome r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("usage: shareq "), std::string::npos) << args << ": " << r.err;

@@ -74,6 +74,18 @@ TEST(WarmPools, NodesGroupedByPoolInPoolOrderAndProblemsKept) {
       << pools.problems[0];
 }
 
+TEST(WarmPools, APoolIsFoundByNameAndAnEndRequestIsNoPool) {
+  const WarmPools pools =
+      collect_pools({{"p4n1", kInUse}, {"p4n2", kWaiting}, {"p4n3", std::string(kEndPoolRequest)}});
+  EXPECT_TRUE(pools.problems.empty()) << pools.problems.front();
+  ASSERT_NE(find_pool(pools, "wp-3"), nullptr);
+  EXPECT_EQ(find_pool(pools, "wp-3")->nodes, std::vector<std::string>{"p4n2"});
+  EXPECT_EQ(find_pool(pools, "wp-4"), nullptr);
+  EXPECT_EQ(find_pool(pools, "3"), nullptr);
+  EXPECT_EQ(pool_names(pools), "wp-3, wp-12");
+  EXPECT_EQ(pool_names(WarmPools{}), "");
+}
+
 TEST(WarmPools, TableShowsLocalTimeAndWhatRemains) {
   const WarmPools pools = collect_pools({{"p4n1", kInUse}, {"p4n2", kWaiting}});
   const int64_t now = *parse_local_time("2025-01-15T10:00:30");
