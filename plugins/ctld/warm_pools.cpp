@@ -420,6 +420,20 @@ void warm_job_ended(job_record_t* job, int64_t now) {
   publish_locked(*reg, now);
 }
 
+void warm_end_pools(const std::vector<uint64_t>& ids, const std::string& reason, int64_t now) {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  warm::WarmPoolRegistry* reg = registry_locked();
+  if (reg == nullptr) return;
+  std::vector<warm::WarmPool> ended;
+  for (const uint64_t id : ids) {
+    if (auto pool = reg->terminate(id, reason)) ended.push_back(std::move(*pool));
+  }
+  if (ended.empty()) return;
+  log_ended(ended, now);
+  save_locked();
+  publish_locked(*reg, now);
+}
+
 // The pools an admin asked to end: one of their nodes' Extra is "shareq:end" (`shareq pools end
 // wp-N`, or `scontrol update NodeName=... Extra=shareq:end`).
 std::vector<warm::PoolId> pools_ended_by_admin(const warm::WarmPoolRegistry& reg) {

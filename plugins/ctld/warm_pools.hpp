@@ -61,6 +61,10 @@ SHAREQ_CTLD_API void warm_job_started(struct job_record* job, int64_t now);
 // The job's allocation ended (select_p_job_fini; job write lock held): makes, continues or
 // ends its pool according to how it ended.
 SHAREQ_CTLD_API void warm_job_ended(struct job_record* job, int64_t now);
+// Ends these pools (Terminated, with `reason`) now: a job within its share's quota reclaims
+// their nodes (policy/warm_reclaim.hpp). Job write lock held.
+SHAREQ_CTLD_API void warm_end_pools(const std::vector<uint64_t>& ids, const std::string& reason,
+                                    int64_t now);
 // The periodic pass (node write lock held): expires pools, ends those of down nodes, refreshes
 // the nodes' Extra.
 SHAREQ_CTLD_API void warm_periodic(int64_t now);

@@ -7,6 +7,7 @@
 #include "config_state.hpp"
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
+#include "policy/warm_reclaim.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
 #include "warm_pools.hpp"
@@ -224,6 +225,71 @@ int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
   return rc;
 }
 
+// One decision about one job in one family.
+struct Decision {
+  const JobTestArgs& a;
+  const policy::Policy& p;
+  const policy::PendingJob& job;
+  const policy::FamilyRequest& request;
+  const ctld::RunningSnapshot& snapshot;
+  time_t now;
+};
+
+int refuse(const Decision& d, const policy::Ledger& ledger, policy::WaitReason why) {
+  set_wait_reason(d.a.job_ptr,
+                  policy::describe(why, ledger, d.job.share, d.request.family, d.request.amount));
+  return SLURM_ERROR;
+}
+
+policy::Ledger without_pools(const policy::Ledger& ledger,
+                             const std::vector<policy::HeldCapacity>& held,
+                             const std::vector<uint64_t>& pools) {
+  policy::Ledger out = ledger;
+  for (const policy::HeldCapacity& h : held) {
+    if (std::find(pools.begin(), pools.end(), h.pool) != pools.end()) out = out.without(h);
+  }
+  return out;
+}
+
+void end_pools(const Decision& d, const std::vector<uint64_t>& pools) {
+  if (pools.empty()) return;
+  ctld::warm_end_pools(pools,
+                       "reclaimed for job " + std::to_string(d.a.job_ptr->job_id) + " of share " +
+                           d.p.share_name(d.job.share),
+                       d.now);
+}
+
+// The job starts if `ledger` (the snapshot's, or it without the warm `pools` the job ends first)
+// lets it, else reclaims or preempts in its share (victims.hpp), else waits saying why.
+int start_or_reclaim(const Decision& d, const policy::Ledger& ledger,
+                     const std::vector<uint64_t>& pools) {
+  const JobTestArgs& a = d.a;
+  const policy::FamilyId family = d.request.family;
+  const policy::Admission admission = policy::admit(ledger, d.job.share, family, d.request.amount);
+  if (admission.can_start) {
+    end_pools(d, pools);
+    clear_wait_reason(a.job_ptr);
+    return forward(a, nullptr);
+  }
+  const policy::VictimChoice choice =
+      policy::pick_victims(ledger, d.job, family, d.request.amount, d.snapshot.running(), d.now);
+  if (!choice.possible) {
+    return refuse(d, ledger,
+                  choice.reason != policy::WaitReason::None ? choice.reason : admission.reason);
+  }
+  if (choice.victims.empty() || a.preemptee_candidates == nullptr) {
+    return refuse(d, ledger, admission.reason);
+  }
+  end_pools(d, pools);
+  const int rc = run_with_victims(a, choice, d.p, d.job.share, family);
+  if (rc != SLURM_SUCCESS) return refuse(d, ledger, admission.reason);
+  if (a.mode == SELECT_MODE_RUN_NOW && a.preemptee_job_list != nullptr) {
+    record_claim(d.job, d.request, choice, d.now);
+  }
+  clear_wait_reason(a.job_ptr);
+  return rc;
+}
+
 }  // namespace
 
 int job_test(const JobTestArgs& a) {
@@ -249,17 +315,14 @@ int job_test(const JobTestArgs& a) {
   }
   const time_t now = time(nullptr);
   const auto snapshot = ctld::decision_snapshot(config, now);
+  const Decision d{a, p, *pending, *request, *snapshot, now};
   const policy::Ledger& ledger = snapshot->ledger();
   const policy::Admission admission =
       policy::admit(ledger, pending->share, *family, request->amount);
-  const auto refuse = [&](policy::WaitReason why) {
-    set_wait_reason(job, policy::describe(why, ledger, pending->share, *family, request->amount));
-    return SLURM_ERROR;
-  };
 
   if (admission.reason == policy::WaitReason::LargerThanFamily ||
       admission.reason == policy::WaitReason::NoQuotaInFamily) {
-    return refuse(admission.reason);  // never runnable, whatever the mode
+    return refuse(d, ledger, admission.reason);  // never runnable, whatever the mode
   }
   if (a.mode == SELECT_MODE_TEST_ONLY) return forward(a, a.preemptee_candidates);
   if (ctld::reclaim_in_flight(job->job_id, now)) return wait_for_victims(a);
@@ -268,22 +331,14 @@ int job_test(const JobTestArgs& a) {
     clear_wait_reason(job);
     return SLURM_SUCCESS;
   }
-  if (admission.can_start) {
-    clear_wait_reason(job);
-    return forward(a, nullptr);
-  }
-  const policy::VictimChoice choice =
-      policy::pick_victims(ledger, *pending, *family, request->amount, snapshot->running(), now);
-  if (!choice.possible)
-    return refuse(choice.reason != policy::WaitReason::None ? choice.reason : admission.reason);
-  if (choice.victims.empty() || a.preemptee_candidates == nullptr) return refuse(admission.reason);
-  const int rc = run_with_victims(a, choice, p, pending->share, *family);
-  if (rc != SLURM_SUCCESS) return refuse(admission.reason);
-  if (a.mode == SELECT_MODE_RUN_NOW && a.preemptee_job_list != nullptr) {
-    record_claim(*pending, *request, choice, now);
-  }
-  clear_wait_reason(job);
-  return rc;
+  // Reserved warm pools of borrowing shares go before any running job (warm_reclaim.hpp); they
+  // are ended only when the job really starts (not while backfill plans).
+  const std::vector<uint64_t> pools =
+      a.mode == SELECT_MODE_RUN_NOW && !admission.can_start
+          ? policy::pools_to_end(ledger, *pending, *family, request->amount, snapshot->held())
+          : std::vector<uint64_t>{};
+  if (pools.empty()) return start_or_reclaim(d, ledger, pools);
+  return start_or_reclaim(d, without_pools(ledger, snapshot->held(), pools), pools);
 }
 
 }  // namespace shareq::select

@@ -367,3 +367,33 @@ def test_a_two_node_pool_is_claimed_whole_by_a_matching_two_node_job(warm):
     assert "warm start on wp-" in info["SystemComment"]
     out = job_out(c, "warm-m-second.out")
     assert "p4n2:left-on-p4n2" in out and "p4n3:left-on-p4n3" in out, out
+
+
+# ---- reclaim ends a borrowing share's reserved pool before any running job ------------------
+
+def test_reclaim_ends_a_borrowers_reserved_pool_before_preempting_its_jobs(reserve_mode):
+    """prodexp1 (quota 2) runs two jobs and keeps a third node warm in reserve mode: it borrows
+    one node through its pool. prodexp2 asks for its quota back: the warm pool, which runs no
+    work, is ended for it; prodexp1's running jobs are not touched."""
+    c = reserve_mode
+    original = (c.dir / "etc" / "shareq.conf").read_text()
+    c.install_shareq_conf(original.replace("ReclaimMinRuntime=60", "ReclaimMinRuntime=0"))
+    publish(c, "warm-r")
+    make_pool(c, "alice", "warm-r", keep_alive=3600)
+    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, "p4n3")).group(1)
+    running = [c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--requeue",
+                        script="sleep 300") for _ in range(2)]
+    owner = c.sbatch("bob", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp2", "--requeue",
+                     script="sleep 300")
+    for job in running + [owner]:
+        c.wait_state(job, "RUNNING")
+    reclaimer = c.sbatch("bob", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp2",
+                         script="sleep 300")
+    info = c.wait_state(reclaimer, "RUNNING", timeout=60)
+    assert info["NodeList"] == "p4n3", "the job starts on the ended pool's node"
+    for job in running:
+        assert c.job_state(job) == "RUNNING" and c.job(job).get("Restarts", "0") == "0"
+    log = (c.dir / "log" / "slurmctld.log").read_text()
+    assert re.search(rf"{pool} terminated.*reclaimed for job {reclaimer} of share ProdExp2",
+                     log, re.IGNORECASE), "slurmctld logs why the pool ended"
+
