@@ -59,16 +59,20 @@ def warm(clean_queue):
     c.cancel_all()
 
 
-@pytest.fixture
-def reserve_mode(clean_queue):
-    c = clean_queue
+def with_conf(c, make_conf):
+    """No warm pool left; shareq.conf = make_conf(the cluster's) for one test, then put back."""
     end_pools(c)
     path = c.dir / "etc" / "shareq.conf"
     original = path.read_text()
-    c.install_shareq_conf(conf_with_mode(original, "reserve"))
+    c.install_shareq_conf(make_conf(original))
     yield c
     c.cancel_all()
     c.install_shareq_conf(original)
+
+
+@pytest.fixture
+def reserve_mode(clean_queue):
+    yield from with_conf(clean_queue, lambda original: conf_with_mode(original, "reserve"))
 
 
 def node_log(c, node):
@@ -275,14 +279,7 @@ def conf_reserve_one_node_quota(original):
 
 @pytest.fixture
 def reserve_one_node_quota(clean_queue):
-    c = clean_queue
-    end_pools(c)
-    path = c.dir / "etc" / "shareq.conf"
-    original = path.read_text()
-    c.install_shareq_conf(conf_reserve_one_node_quota(original))
-    yield c
-    c.cancel_all()
-    c.install_shareq_conf(original)
+    yield from with_conf(clean_queue, conf_reserve_one_node_quota)
 
 
 def squeue_reason(c, job):

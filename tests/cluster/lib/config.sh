@@ -28,8 +28,10 @@ write_configs() {
   local select_type=select/shareq_cons_tres job_submit="JobSubmitPlugins=shareq"
   local priority_type=priority/shareq preempt_type=preempt/shareq
   # What the README recommends with shareq: jobs that would borrow never hold back the jobs
-  # behind them (bf_min_prio_reserve at the within-quota tier, 2^30).
-  local sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5},bf_min_prio_reserve=1073741824"
+  # behind them (bf_min_prio_reserve at the within-quota tier, 2^30), and the main scheduler
+  # tests at most 4 jobs of a partition per pass (partition_job_depth; backfill goes deeper).
+  local sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
+  sched_params+=",bf_min_prio_reserve=1073741824,partition_job_depth=4"
   if [ "$STOCK" = 1 ]; then
     sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
     select_type=select/cons_tres
