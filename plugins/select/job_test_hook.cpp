@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <unordered_map>
 
 #include "cons_tres.hpp"
 #include "config_state.hpp"
@@ -259,6 +260,45 @@ void end_pools(const Decision& d, const std::vector<uint64_t>& pools) {
                        d.now);
 }
 
+// The job fits by the numbers but cons_tres found no node with room for it (`rc`): within its
+// share's quota it takes back borrowed capacity where it fits (victims.hpp, placement). cons_tres
+// preempts, among the candidates in reclaim order, only what the nodes it picks need.
+int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
+  const JobTestArgs& a = d.a;
+  if (a.preemptee_candidates == nullptr) return rc;
+  std::unordered_map<uint32_t, job_record_t*> offered_by_slurm;
+  ListIterator it = list_iterator_create(a.preemptee_candidates);
+  while (auto* j = static_cast<job_record_t*>(list_next(it)))
+    offered_by_slurm.emplace(j->job_id, j);
+  list_iterator_destroy(it);
+  List offered = list_create(nullptr);
+  policy::VictimChoice order{true, {}, policy::WaitReason::None};
+  for (const policy::JobId id : policy::placement_candidates(
+           ledger, d.job, d.request.family, d.request.amount, d.snapshot.running(), d.now)) {
+    const auto found = offered_by_slurm.find(id);
+    if (found == offered_by_slurm.end()) continue;
+    list_append(offered, found->second);
+    order.victims.push_back({id, policy::PreemptKind::Reclaim});
+  }
+  if (list_count(offered) > 0) {
+    rc = forward(a, offered);
+    List* taken = a.preemptee_job_list;
+    if (rc == SLURM_SUCCESS && a.mode == SELECT_MODE_RUN_NOW && taken != nullptr &&
+        *taken != nullptr && list_count(*taken) > 0) {
+      record_victims(*taken, order, a.job_ptr, d.p, d.job.share, d.request.family);
+      policy::VictimChoice chosen{true, {}, policy::WaitReason::None};
+      ListIterator t = list_iterator_create(*taken);
+      while (auto* v = static_cast<job_record_t*>(list_next(t))) {
+        chosen.victims.push_back({v->job_id, policy::PreemptKind::Reclaim});
+      }
+      list_iterator_destroy(t);
+      record_claim(d.job, d.request, chosen, d.now);
+    }
+  }
+  FREE_NULL_LIST(offered);
+  return rc;
+}
+
 // The job starts if `ledger` (the snapshot's, or it without the warm `pools` the job ends first)
 // lets it, else reclaims or preempts in its share (victims.hpp), else waits saying why.
 int start_or_reclaim(const Decision& d, const policy::Ledger& ledger,
@@ -269,7 +309,17 @@ int start_or_reclaim(const Decision& d, const policy::Ledger& ledger,
   if (admission.can_start) {
     end_pools(d, pools);
     clear_wait_reason(a.job_ptr);
-    return forward(a, nullptr);
+    if (!admission.within_quota) return forward(a, nullptr);
+    // cons_tres clears from node_bitmap what it did not pick, also when it fails: the second try
+    // starts from the same nodes as the first.
+    bitstr_t* nodes = bit_copy(a.node_bitmap);
+    int rc = forward(a, nullptr);
+    if (rc != SLURM_SUCCESS) {
+      bit_copybits(a.node_bitmap, nodes);
+      rc = reclaim_to_fit(d, ledger, rc);
+    }
+    FREE_NULL_BITMAP(nodes);
+    return rc;
   }
   const policy::VictimChoice choice =
       policy::pick_victims(ledger, d.job, family, d.request.amount, d.snapshot.running(), d.now);

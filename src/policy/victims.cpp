@@ -104,21 +104,32 @@ VictimChoice pick_victims(const Ledger& ledger, const PendingJob& job, FamilyId 
   return VictimChoice{false, {}, admission.reason};
 }
 
+std::vector<JobId> placement_candidates(const Ledger& ledger, const PendingJob& job,
+                                        FamilyId family, int64_t amount,
+                                        std::span<const RunningJob> running, Time now) {
+  const Admission admission = admit(ledger, job.share, family, std::max<int64_t>(amount, 0));
+  if (!admission.within_quota) return {};
+  std::vector<JobId> ids;
+  ReclaimOrder order(ledger, job.share, family, running, now, true);
+  while (const RunningJob* next = order.next()) ids.push_back(next->id);
+  return ids;
+}
+
 bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, int64_t amount,
                  const RunningJob& candidate, Time now) {
   if (candidate.family != family || candidate.amount <= 0) return false;
   const Admission admission = admit(ledger, job.share, family, std::max<int64_t>(amount, 0));
-  if (admission.can_start || admission.reason == WaitReason::NoQuotaInFamily ||
+  if (admission.reason == WaitReason::NoQuotaInFamily ||
       admission.reason == WaitReason::LargerThanFamily) {
     return false;
   }
-  if (admission.within_quota) {
+  if (admission.within_quota) {  // reclaim, or placement when it fits by the numbers
     return candidate.share != job.share &&
            ledger.borrowed(candidate.share, family) >= candidate.amount &&
            now - candidate.start_time >= ledger.policy().reclaim_min_runtime_s;
   }
-  return ledger.policy().in_share_preemption && candidate.share == job.share &&
-         candidate.priority < job.priority;
+  return !admission.can_start && ledger.policy().in_share_preemption &&
+         candidate.share == job.share && candidate.priority < job.priority;
 }
 
 }  // namespace shareq::policy

@@ -1,7 +1,10 @@
 // Which running jobs a pending job may preempt, and the smallest set it needs.
 //
 // Nothing is preempted when the job can start without it (admit(...).can_start): pick_victims
-// then says possible with no victims, and may_preempt says no for every candidate.
+// then says possible with no victims. But fitting by the numbers is not fitting on a node (free
+// GPUs may be spread over nodes): a job within its share's quota that no node has room for may
+// still take back borrowed capacity where it fits (placement_candidates), so may_preempt allows
+// reclaim candidates to a job within quota whether it fits by the numbers or not.
 //
 // Reclaim (the job is within its share's quota in the family: usage + amount <= quota):
 //   it needs used(F) - freed + amount <= capacity(F). Candidates are jobs of OTHER shares that are
@@ -71,6 +74,16 @@ struct VictimChoice {
 // its inputs. O(n log n) in the running jobs of the family.
 VictimChoice pick_victims(const Ledger& ledger, const PendingJob& job, FamilyId family,
                           int64_t amount, std::span<const RunningJob> running, Time now);
+
+// Placement: `job` is within its share's quota in `family` and fits by the numbers, but cons_tres
+// found no node with room for it. The reclaim order's whole sequence (the rules above:
+// ReclaimMinRuntime, only shares over their quota, and any subset of it keeps every share at or
+// above its quota), for cons_tres to preempt, among them and in this order, only jobs on the
+// nodes it picks, up to the first prefix with which the job fits. Empty for a job not within
+// quota.
+std::vector<JobId> placement_candidates(const Ledger& ledger, const PendingJob& job,
+                                        FamilyId family, int64_t amount,
+                                        std::span<const RunningJob> running, Time now);
 
 // Whether `candidate` is eligible at all (the per-pair rule above, without "no more than
 // needed" and without the per-share list cut-off), for preempt_p_preemptable. Every victim that

@@ -139,6 +139,26 @@ def test_jobs_deciding_while_victims_end_see_them_gone(shares):
     assert running_count(c, "prodexp1") == 2
 
 
+def test_a_job_within_quota_takes_back_borrowed_gpus_where_it_fits(shares):
+    """prodexp2 borrows 8 of p5's 32 GPUs with four 6-GPU jobs, one per node: 8 GPUs are free,
+    2 on each node. research asks for 8 within its quota: it fits by the numbers but on no node,
+    so it reclaims one borrowed job (the youngest) and starts on that job's node."""
+    c = shares
+    c.install_shareq_conf(conf())
+    borrowers = []
+    for _ in range(4):
+        borrowers.append(gpu_job(c, "bob", "prodexp2", 6, 50))
+        c.wait_state(borrowers[-1], "RUNNING")
+    owner = gpu_job(c, "bob", "research", 8, 50)
+    info = c.wait_state(owner, "RUNNING", timeout=60)
+    requeued = [job for job in borrowers if restarts(c, job) >= 1]
+    assert requeued == [borrowers[-1]], "only the youngest borrowed job is reclaimed"
+    assert running_count(c, "prodexp2", "p5") == 3
+    assert f"preempted by job {owner} (reclaim)" in c.job(requeued[0]).get("SystemComment", "")
+    history = c.run(["sacct", "-n", "-P", "-D", "-X", "-j", str(requeued[0]), "-o", "NodeList"])
+    assert info["NodeList"] in history.stdout.split(), "it starts where the reclaimed job ran"
+
+
 def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     c = shares
     c.install_shareq_conf(conf())

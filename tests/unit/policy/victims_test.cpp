@@ -398,12 +398,14 @@ TEST(Figure2, VictimCannotPreemptBack) {
   EXPECT_TRUE(back.victims.empty());
 }
 
-TEST(MayPreempt, AgreesWithPickVictimsAndRefusesWhenNothingIsNeeded) {
+TEST(MayPreempt, AgreesWithPickVictimsAndOffersReclaimForPlacement) {
   const World world(
       Even(), {Running(1).share("prodexp1").amount(2), Running(2).share("prodexp1").started(kNow)});
   const Ledger ledger = world.ledger();
   const PendingJob job = Job("prodexp2").resolve(world.policy);
-  EXPECT_FALSE(may_preempt(ledger, job, 0, 1, world.running[1], kNow));  // it fits without
+  // It fits by the numbers; should no node have room, it may still take back borrowed capacity.
+  EXPECT_TRUE(may_preempt(ledger, job, 0, 1, world.running[1], kNow));
+  EXPECT_EQ(placement_candidates(ledger, job, 0, 1, world.running, kNow), std::vector<JobId>{2});
   EXPECT_TRUE(may_preempt(ledger, job, 0, 2, world.running[1], kNow));
   EXPECT_FALSE(may_preempt(ledger, job, 0, 2, world.running[0], kNow));  // would go below quota
   EXPECT_FALSE(may_preempt(ledger, job, 1, 2, world.running[1], kNow));  // other family
