@@ -111,6 +111,10 @@ ParseResult parse_config(std::string_view text, std::string_view file);
 // Reads and parses a file; an unreadable file is one ConfigError with line 0.
 ParseResult load_config_file(const std::string& path);
 
+// Where shareq.conf lives: beside slurm.conf ("/etc/slurm/slurm.conf" ->
+// "/etc/slurm/shareq.conf"; a bare "slurm.conf" -> "./shareq.conf").
+std::string shareq_conf_beside(const std::string& slurm_conf_path);
+
 // The configuration in shareq.conf syntax, every setting explicit (what check-config prints).
 std::string format_config(const Config& config);
 

@@ -441,4 +441,10 @@ ParseResult load_config_file(const std::string& path) {
   return parse_config(text, path);
 }
 
+std::string shareq_conf_beside(const std::string& slurm_conf_path) {
+  const size_t slash = slurm_conf_path.rfind('/');
+  if (slash == std::string::npos) return "./shareq.conf";
+  return slurm_conf_path.substr(0, slash + 1) + "shareq.conf";
+}
+
 }  // namespace shareq

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "config.hpp"
+
 namespace shareq::tool {
 namespace {
 
@@ -16,15 +18,8 @@ std::string default_config_path() {
   if (std::string path = env("SHAREQ_CONF"); !path.empty()) {
     return path;
   }
-  std::string slurm_conf = env("SLURM_CONF");
-  if (slurm_conf.empty()) {
-    slurm_conf = "/etc/slurm/slurm.conf";
-  }
-  const size_t slash = slurm_conf.rfind('/');
-  if (slash == std::string::npos) {
-    return "shareq.conf";
-  }
-  return slurm_conf.substr(0, slash + 1) + "shareq.conf";
+  const std::string slurm_conf = env("SLURM_CONF");
+  return shareq_conf_beside(slurm_conf.empty() ? "/etc/slurm/slurm.conf" : slurm_conf);
 }
 
 }  // namespace shareq::tool

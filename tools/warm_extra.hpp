@@ -14,6 +14,7 @@
 
 #include "cluster_data.hpp"
 #include "result.hpp"
+#include "warm/pool.hpp"
 
 namespace shareq::tool {
 
@@ -44,8 +45,7 @@ struct WarmPools {
 // Groups the nodes by the pool their Extra names.
 WarmPools collect_pools(const std::vector<NodeInfo>& nodes);
 
-// What an admin writes in a warm node's Extra to end its pool (plugins/ctld/warm_pools.cpp).
-inline constexpr std::string_view kEndPoolRequest = "shareq:end";
+using warm::kEndPoolRequest;  // what an admin writes in a warm node's Extra to end its pool
 // The pool named `name` ("wp-3"), or nullptr.
 const WarmPoolRow* find_pool(const WarmPools& pools, std::string_view name);
 // "wp-1, wp-3": every pool's name, in order.

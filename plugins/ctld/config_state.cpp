@@ -76,9 +76,7 @@ void ConfigHolder::read_locked(const Signature& signature) {
 }
 
 std::string shareq_conf_path(const std::string& slurm_conf_path) {
-  const size_t slash = slurm_conf_path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slurm_conf_path.substr(0, slash);
-  return (dir.empty() ? std::string("/") : dir) + "/shareq.conf";
+  return shareq_conf_beside(slurm_conf_path);
 }
 
 namespace {

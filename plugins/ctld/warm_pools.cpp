@@ -29,7 +29,6 @@ namespace {
 
 constexpr const char* kStateFile = "/shareq_warm_pools";
 constexpr const char* kExtraPrefix = "shareq:";
-constexpr const char* kEndRequest = "shareq:end";  // an admin's request to end the node's pool
 
 std::mutex g_mutex;  // guards everything below; innermost lock
 std::optional<warm::WarmPoolRegistry> g_registry;
@@ -441,8 +440,7 @@ std::vector<warm::PoolId> pools_ended_by_admin(const warm::WarmPoolRegistry& reg
   for (const auto& [id, pool] : reg.pools()) {
     const bool asked = std::any_of(pool.nodes.begin(), pool.nodes.end(), [](const std::string& n) {
       const node_record_t* node = find_node_record(const_cast<char*>(n.c_str()));
-      return node != nullptr && node->extra != nullptr &&
-             std::strcmp(node->extra, kEndRequest) == 0;
+      return node != nullptr && node->extra != nullptr && node->extra == warm::kEndPoolRequest;
     });
     if (asked) ids.push_back(id);
   }

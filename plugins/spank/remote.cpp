@@ -7,6 +7,7 @@
 #include <ctime>
 #include <string>
 
+#include "config.hpp"
 #include "node_library.hpp"
 #include "slurm_conf_path.hpp"
 #include "submission.hpp"
@@ -23,12 +24,7 @@ void log_line(shareq_node_log_level level, const char* line) {
 }
 void log_error(const std::string& line) { slurm_error("shareq: %s", line.c_str()); }
 
-std::string shareq_conf_path() {
-  const std::string slurm_conf = slurm_conf_path();
-  const size_t slash = slurm_conf.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : slurm_conf.substr(0, slash)) +
-         "/shareq.conf";
-}
+std::string shareq_conf_path() { return shareq_conf_beside(slurm_conf_path()); }
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);

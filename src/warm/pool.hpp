@@ -18,6 +18,10 @@ namespace shareq::warm {
 // taken by a non-matching job). Expired and Terminated are final.
 enum class PoolStatus { Available, InUse, Reused, Expired, Terminated };
 
+// What an admin writes in a warm node's Extra field to end its pool (`shareq pools end wp-N`);
+// slurmctld's periodic pass ends the pool and clears the field.
+inline constexpr std::string_view kEndPoolRequest = "shareq:end";
+
 std::string_view status_name(PoolStatus status);  // "available", "in-use", "reused", ...
 std::optional<PoolStatus> parse_status(std::string_view name);
 

@@ -361,3 +361,16 @@ TEST(ConfigLookups, FamiliesPartitionsAndShares) {
 
 }  // namespace
 }  // namespace shareq
+
+namespace shareq {
+namespace {
+
+TEST(ShareqConfBeside, SitsBesideSlurmConf) {
+  EXPECT_EQ(shareq_conf_beside("/etc/slurm/slurm.conf"), "/etc/slurm/shareq.conf");
+  EXPECT_EQ(shareq_conf_beside("/slurm.conf"), "/shareq.conf");
+  EXPECT_EQ(shareq_conf_beside("slurm.conf"), "./shareq.conf");
+  EXPECT_EQ(shareq_conf_beside("conf/slurm.conf"), "conf/shareq.conf");
+}
+
+}  // namespace
+}  // namespace shareq
