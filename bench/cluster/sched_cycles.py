@@ -92,7 +92,11 @@ def measure(mode, jobs, seconds, opts):
                SHAREQ_PORT_BASE=str(opts.port_base),
                SHAREQ_STOCK="1" if mode == "stock" else "0",
                # Both modes: a main cycle every 5 s besides event-driven ones, backfill every 5 s.
-               SHAREQ_SCHED_PARAMS="sched_interval=5,bf_interval=5")
+               # Slurm reads the first occurrence of a parameter, so --shareq-sched-params goes
+               # first and overrides what tests/cluster adds.
+               SHAREQ_SCHED_PARAMS=",".join(
+                   p for p in (opts.shareq_sched_params if mode == "shareq" else "",
+                               "sched_interval=5,bf_interval=5") if p))
     start_cluster(env)
     rng = random.Random(42)
     try:
@@ -139,10 +143,15 @@ def main():
                         help="the long jobs that fill the nodes (see QUOTA_FILL; default quota)")
     parser.add_argument("--port-base", type=int, default=16900,
                         help="first of the 32 TCP ports the cluster takes (default 16900)")
+    parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
+    parser.add_argument("--shareq-sched-params", default="",
+                        help="SchedulerParameters put first in shareq mode, e.g. "
+                        "partition_job_depth=10 (Slurm reads the first occurrence)")
     opts = parser.parse_args()
     opts.build_dir = opts.build_dir.resolve()
     opts.cluster_dir = (opts.cluster_dir or opts.build_dir / "bench-cluster").resolve()
-    results = {mode: measure(mode, opts.jobs, opts.seconds, opts) for mode in ("stock", "shareq")}
+    results = {mode: measure(mode, opts.jobs, opts.seconds, opts)
+               for mode in opts.modes.split(",")}
     print(f"\n{opts.jobs} pending jobs, {opts.seconds} s of scheduling, 8 nodes (all busy), "
           f"fill={opts.fill}; started = jobs started during the measurement\n")
     print(f"{'plugins':<8} {'main mean (us)':>15} {'main cycles':>12} "
@@ -151,6 +160,8 @@ def main():
         print(f"{mode:<8} {r['main_mean_us'] or 0:>15} {r['main_cycles']:>12} "
               f"{r['bf_mean_us'] or 0:>19} {r['bf_cycles']:>10} {r['started']:>8} "
               f"{r['submit_s']:>11.1f}")
+    if set(results) != {"stock", "shareq"}:
+        return
     stock, shareq = results["stock"], results["shareq"]
     for key, name in (("main_mean_us", "main"), ("bf_mean_us", "backfill")):
         if stock[key] and shareq[key]:

@@ -18,6 +18,7 @@ import os
 import random
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 
@@ -39,16 +40,19 @@ ReclaimMinRuntime=0
 SCHED_PARAMS = "sched_interval=5,bf_interval=5"
 
 
-def workload(scale):
-    """(submit offset s, tier, share, priority, gpus, runtime s), deterministic."""
+def workload(scale, time_scale=1.0):
+    """(submit offset s, tier, share, priority, gpus, runtime s), deterministic. time_scale
+    stretches submission times and run times alike: the same bursts, longer jobs."""
     rng = random.Random(7)
     jobs = []
     bursts = {"production": [0, 40], "research": [10, 50], "hpo": [0, 20, 60]}
     for tier, share, prio in TIERS:
         for start in bursts[tier]:
             for _ in range(int(8 * scale)):
-                jobs.append((start + rng.uniform(0, 5), tier, share, prio,
-                             rng.choice([2, 4, 8]), rng.randint(6, 14)))
+                offset, gpus, runtime = start + rng.uniform(0, 5), rng.choice([2, 4, 8]), \
+                    rng.randint(6, 14)
+                jobs.append((offset * time_scale, tier, share, prio, gpus,
+                             max(1, round(runtime * time_scale))))
     return sorted(jobs)
 
 
@@ -68,6 +72,12 @@ def measure(mode, jobs, dump_dir=None):
                SHAREQ_STOCK="1" if mode == "stock" else "0", SHAREQ_CONF=conf.name,
                SHAREQ_SCHED_PARAMS=SCHED_PARAMS)
     start_cluster(env)
+    stop_polling = threading.Event()
+    poller = None
+    if dump_dir is not None:
+        poller = threading.Thread(target=poll_queue, args=(
+            env, os.path.join(dump_dir, f"utilisation-{mode}.queue"), stop_polling))
+        poller.start()
     try:
         ids = {}
         t0 = time.monotonic()
@@ -91,8 +101,21 @@ def measure(mode, jobs, dump_dir=None):
         with open(os.path.join(dump_dir, f"utilisation-{mode}.runs"), "w") as dump:
             return summarise(env, ids, dump)
     finally:
+        stop_polling.set()
+        if poller is not None:
+            poller.join()
         stop_cluster(env)
         os.unlink(conf.name)
+
+
+def poll_queue(env, path, stop):
+    """Writes the pending queue once a second (time, job, priority, reason) for --dump-dir."""
+    with open(path, "w") as out:
+        while not stop.wait(1.0):
+            now = time.time()
+            queue = run(["squeue", "-h", "-t", "PD", "-o", "%i %Q %r"], env, check=False).stdout
+            for line in queue.splitlines():
+                out.write(f"{now:.1f} {line}\n")
 
 
 def summarise(env, ids, dump=None):
@@ -138,13 +161,20 @@ def utilisation(runs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="jobs per burst = 8 x scale")
+    parser.add_argument("--time-scale", type=float, default=1.0,
+                        help="stretch submission and run times by this factor (default 1: jobs"
+                        " of 6-14 s); Slurm's own delays (batch_sched_delay, bf_interval, a"
+                        " requeued job's BeginTime) stay as they are")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
     parser.add_argument("--dump-dir", help="write each run (job, tier, state, submit, start, end,"
-                        " GPUs, nodes) to DIR/utilisation-MODE.runs")
+                        " GPUs, nodes) to DIR/utilisation-MODE.runs and the pending queue, once a"
+                        " second (time, job, priority, reason), to DIR/utilisation-MODE.queue")
     opts = parser.parse_args()
-    jobs = workload(opts.scale)
+    jobs = workload(opts.scale, opts.time_scale)
     results = {mode: measure(mode, jobs, opts.dump_dir) for mode in opts.modes.split(",")}
-    print(f"\n{len(jobs)} GPU jobs on family p5 (32 GPUs), bursts from three shares\n")
+    print(f"\n{len(jobs)} GPU jobs on family p5 (32 GPUs), bursts from three shares, "
+          f"time scale {opts.time_scale:g} (jobs of {min(j[5] for j in jobs)}-"
+          f"{max(j[5] for j in jobs)} s)\n")
     print(f"{'plugins':<8} {'GPU util':>9} {'span (s)':>9}  " +
           "  ".join(f"{t + ' P50/P90 wait (s)':>30}" for t, _, _ in TIERS))
     for mode, r in results.items():

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "cons_tres.hpp"
+#include "gpu_packing.hpp"
 #include "config_state.hpp"
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
@@ -30,6 +31,20 @@ int forward_plain(const JobTestArgs& a, List candidates) {
                                     a.mode, candidates, a.preemptee_job_list, a.exc_core_bitmap);
 }
 
+// cons_tres on exactly the nodes of `trial`, without preemption. On success the placement is
+// copied into a.node_bitmap; `trial` is the caller's and cons_tres may have changed it.
+int try_on(const JobTestArgs& a, bitstr_t* trial) {
+  JobTestArgs t = a;
+  t.node_bitmap = trial;
+  List none = nullptr;
+  t.preemptee_job_list = &none;
+  int rc = SLURM_ERROR;
+  if (bit_set_count(trial) >= static_cast<int>(a.min_nodes)) rc = forward_plain(t, nullptr);
+  if (rc == SLURM_SUCCESS) bit_copybits(a.node_bitmap, trial);
+  FREE_NULL_LIST(none);
+  return rc;
+}
+
 // cons_tres on the candidates minus `drop` (and only within `keep`, when given), without
 // preemption. On success the placement is copied into a.node_bitmap.
 int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, bool keep_only,
@@ -47,16 +62,26 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
       bit_clear(trial, node->index);
     }
   }
-  JobTestArgs t = a;
-  t.node_bitmap = trial;
-  List none = nullptr;
-  t.preemptee_job_list = &none;
-  int rc = SLURM_ERROR;
-  if (bit_set_count(trial) >= static_cast<int>(a.min_nodes)) rc = forward_plain(t, nullptr);
-  if (rc == SLURM_SUCCESS) bit_copybits(a.node_bitmap, trial);
-  FREE_NULL_LIST(none);
+  const int rc = try_on(a, trial);
   FREE_NULL_BITMAP(trial);
   return rc;
+}
+
+// cons_tres, after the best-fit nodes for GPUs (gpu_packing.hpp) when the job starts now without
+// preemption. cons_tres clears from node_bitmap what it did not pick, also when it fails, so the
+// packed try works on a copy and the full try still sees every node.
+int place(const JobTestArgs& a, List candidates) {
+  if (candidates == nullptr && a.mode == SELECT_MODE_RUN_NOW) {
+    const std::vector<int> best = gpu_packing_nodes(a);
+    if (!best.empty()) {
+      bitstr_t* trial = bit_alloc(bit_size(a.node_bitmap));
+      for (const int i : best) bit_set(trial, i);
+      const int rc = try_on(a, trial);
+      FREE_NULL_BITMAP(trial);
+      if (rc == SLURM_SUCCESS) return rc;
+    }
+  }
+  return forward_plain(a, candidates);
 }
 
 // Warm pools in front of cons_tres (placement.hpp's advice): a job that matches a waiting pool
@@ -66,9 +91,10 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
 // (one atomic load) the job goes straight to cons_tres: the scheduler pays nothing for warm
 // pools while there are none.
 int forward(const JobTestArgs& a, List candidates) {
-  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld() || !ctld::warm_pools_waiting()) {
+  if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld()) {
     return forward_plain(a, candidates);
   }
+  if (!ctld::warm_pools_waiting()) return place(a, candidates);
   std::vector<std::string> names;
   for (int i = 0; i < node_record_count; ++i) {
     if (bit_test(a.node_bitmap, i) && node_record_table_ptr[i] != nullptr) {
@@ -88,7 +114,7 @@ int forward(const JobTestArgs& a, List candidates) {
   if (!advice.avoid.empty() && try_restricted(a, {}, false, advice.avoid) == SLURM_SUCCESS) {
     return SLURM_SUCCESS;
   }
-  return forward_plain(a, candidates);
+  return place(a, candidates);
 }
 
 // WarmPoolMode=reserve: a job that matches a waiting pool of this family is admitted as if the

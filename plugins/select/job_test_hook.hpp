@@ -9,6 +9,8 @@
 //    Slurm offers preemption candidates, only pick_victims()'s victims, in its order, go to
 //    cons_tres; with no possible victims the job is refused. So neither scheduler can start a
 //    job that breaks a family's capacity or a borrow limit.
+//  - A job that starts now without preemption on one node is offered the GPU best-fit nodes
+//    first (gpu_packing.hpp), then every node.
 //  - A refused job's squeue reason is describe()'s words (state_desc). Its state_reason is
 //    WAIT_BLOCK_D_ACTION: select_nodes() keeps a select plugin's state_desc only for that reason
 //    (and WAIT_BLOCK_MAX_ERR); for any other it resets the reason to Resources and drops the

@@ -140,6 +140,17 @@ create_users() {
   done
 }
 
+# Jobs of the test users (alice, bob) run in $D/jobs: every directory above it must let them
+# through. A clone inside `mktemp -d` (mode 0700) does not, and every sbatch of theirs would fail.
+check_users_reach() {
+  local dir=$1 u
+  for u in alice bob; do
+    runuser -u "$u" -- test -w "$dir" -a -x "$dir" ||
+      die "user $u cannot reach $dir: every directory above it needs search permission for" \
+        "others (chmod o+x); a directory made by mktemp -d (mode 0700) has none"
+  done
+}
+
 create_accounts() {
   local c=shareq
   sacctmgr -i add cluster "$c" >/dev/null
