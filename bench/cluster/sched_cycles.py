@@ -8,6 +8,7 @@ reads the main and backfill scheduler's cycle statistics from `sdiag`. Prints on
 
 Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90] [--build-dir build]
            [--cluster-dir BUILD_DIR/bench-cluster] [--port-base 16900] [--fill quota|random]
+           [--modes stock,shareq] [--shareq-sched-params PARAMS]
        (as root, with the build dir built)
 """
 

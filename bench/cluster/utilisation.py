@@ -10,12 +10,15 @@ and at others all three compete. The same job list (same seed) runs under the st
 shareq. Reports, from sacct, the family's GPU-time utilisation where the work was there to fill
 it (see utilisation()), and the P50/P90 wait per tier.
 
-Usage: bench/cluster/utilisation.py [--scale 1.0]    (as root; build/ built)
+Usage: bench/cluster/utilisation.py [--scale 1.0] [--time-scale 1.0] [--modes stock,shareq]
+           [--dump-dir DIR] [--shareq-sched-params PARAMS]    (as root; build/ built)
+       bench/cluster/utilisation.py --from-dumps DIR   (the table again from a --dump-dir run)
 """
 
 import argparse
 import os
 import random
+import re
 import sys
 import tempfile
 import threading
@@ -24,6 +27,8 @@ from datetime import datetime
 
 from bench_cluster import REPO, run, start_cluster, stop_cluster
 CAPACITY_GPUS = 32
+GPUS_PER_NODE = 8
+FAMILY_NODES = [f"p5n{i}" for i in range(1, 5)]
 TIERS = [("production", "prodexp1", 80), ("research", "research", 50), ("hpo", "prodexp2", 10)]
 SHAREQ_CONF = """
 Family=p4 Partitions=p4 Capacity=node=4
@@ -63,14 +68,17 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def measure(mode, jobs, dump_dir=None):
+def measure(mode, jobs, dump_dir=None, shareq_sched_params=""):
     env = dict(os.environ)
     conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
     conf.write(SHAREQ_CONF)
     conf.close()
     env.update(SHAREQ_CLUSTER_DIR=str(REPO / "build" / "bench-cluster"), SHAREQ_PORT_BASE="16900",
                SHAREQ_STOCK="1" if mode == "stock" else "0", SHAREQ_CONF=conf.name,
-               SHAREQ_SCHED_PARAMS=SCHED_PARAMS)
+               # Slurm reads the first occurrence of a parameter: --shareq-sched-params goes first
+               # and overrides what tests/cluster adds in shareq mode.
+               SHAREQ_SCHED_PARAMS=",".join(p for p in (
+                   shareq_sched_params if mode == "shareq" else "", SCHED_PARAMS) if p))
     start_cluster(env)
     stop_polling = threading.Event()
     poller = None
@@ -122,7 +130,7 @@ def summarise(env, ids, dump=None):
     out = run(["sacct", "-a", "-X", "-n", "-P", "-D", "-o",
                "JobID,Submit,Start,End,ReqTRES,AllocTRES,State,NodeList"], env).stdout
     waits = {tier: [] for tier, _, _ in TIERS}
-    runs = []  # (submit, start, end, gpus) of each run of each job
+    runs = []  # (submit, start, end, gpus, nodes) of each run of each job
     for line in out.splitlines():
         job_id, submit, start, end, req, alloc, state, nodes = line.split("|")
         job = int(job_id.split("_")[0])
@@ -130,13 +138,18 @@ def summarise(env, ids, dump=None):
             continue
         s, b, e = (datetime.fromisoformat(x).timestamp() for x in (submit, start, end))
         gpus = gpu_count(alloc) or gpu_count(req)
-        runs.append((s, b, e, gpus))
+        runs.append((s, b, e, gpus, hostnames(nodes)))
         if dump is not None:
             dump.write(f"{job} {ids[job]} {state} {s:.0f} {b:.0f} {e:.0f} {gpus} {nodes}\n")
         if state == "COMPLETED":
             waits[ids[job]].append(b - s)
-    return {"utilisation": utilisation(runs), "jobs": len(ids),
-            "span_s": max(e for _, _, e, _ in runs) - min(s for s, _, _, _ in runs),
+    return result(runs, waits, len(ids))
+
+
+def result(runs, waits, jobs):
+    strict, placeable = utilisation(runs)
+    return {"utilisation": strict, "placeable": placeable, "jobs": jobs,
+            "span_s": max(r[2] for r in runs) - min(r[0] for r in runs),
             "waits": {t: (percentile(w, 50), percentile(w, 90)) for t, w in waits.items()}}
 
 
@@ -144,18 +157,71 @@ def gpu_count(tres):
     return next((int(t.split("=")[1]) for t in tres.split(",") if t.startswith("gres/gpu=")), 0)
 
 
+def hostnames(nodelist):
+    """p5n[1-2,4] -> [p5n1, p5n2, p5n4] (Slurm's hostlist form, as sacct prints it)."""
+    names = []
+    for prefix, ranges in re.findall(r"([^,\[]+)(?:\[([^\]]*)\])?", nodelist):
+        if not ranges:
+            names.append(prefix)
+            continue
+        for part in ranges.split(","):
+            lo, _, hi = part.partition("-")
+            names += [f"{prefix}{i:0{len(lo)}d}" for i in range(int(lo), int(hi or lo) + 1)]
+    return names
+
+
+def from_dump(path):
+    """The result dict of a run written with --dump-dir, computed again from its .runs file."""
+    waits = {tier: [] for tier, _, _ in TIERS}
+    runs, jobs = [], set()
+    with open(path) as dump:
+        for line in dump:
+            job, tier, state, s, b, e, gpus, nodes = line.split()
+            jobs.add(job)
+            runs.append((int(s), int(b), int(e), int(gpus), hostnames(nodes)))
+            if state == "COMPLETED":
+                waits[tier].append(int(b) - int(s))
+    return result(runs, waits, len(jobs))
+
+
 def utilisation(runs):
-    """GPU-seconds used / GPU-seconds the work could have used, second by second: at each second
-    the family could use min(capacity, GPUs running + GPUs asked for by jobs waiting)."""
-    first = int(min(s for s, _, _, _ in runs))
-    last = int(max(e for _, _, e, _ in runs)) + 1
-    used = fillable = 0
+    """GPU-seconds used over GPU-seconds the work could have used, second by second, two ways.
+    strict: the family could use min(capacity, GPUs running + GPUs asked for by waiting jobs).
+    placeable: only what the waiting jobs could have taken where GPUs were free, each on one
+    node (largest first, best fit): GPUs idle on a node that no waiting job fits (4 free here, 4
+    there, and 8-GPU jobs waiting) do not count. strict <= placeable; the gap is fragmentation."""
+    first = int(min(r[0] for r in runs))
+    last = int(max(r[2] for r in runs)) + 1
+    used = fillable = placeable = 0
     for t in range(first, last):
-        running = sum(g for _, b, e, g in runs if b <= t < e)
-        waiting = sum(g for s, b, _, g in runs if s <= t < b)
-        used += min(running, CAPACITY_GPUS)
-        fillable += min(CAPACITY_GPUS, running + waiting)
-    return used / fillable if fillable else 0.0
+        running = [r for r in runs if r[1] <= t < r[2]]
+        waiting = [r[3] for r in runs if r[0] <= t < r[1]]
+        busy = min(sum(r[3] for r in running), CAPACITY_GPUS)
+        used += busy
+        fillable += min(CAPACITY_GPUS, busy + sum(waiting))
+        placeable += busy + min(CAPACITY_GPUS - busy, fits(free_gpus(running), waiting))
+    return (used / fillable if fillable else 0.0, used / placeable if placeable else 0.0)
+
+
+def free_gpus(running):
+    free = {node: GPUS_PER_NODE for node in FAMILY_NODES}
+    for _, _, _, gpus, nodes in running:
+        for node in nodes:
+            free[node] = free.get(node, 0) - gpus // max(1, len(nodes))
+    return free
+
+
+def fits(free, waiting):
+    """GPUs of the waiting jobs that fit into the nodes' free GPUs, largest job first, best fit."""
+    free = sorted(f for f in free.values() if f > 0)
+    placed = 0
+    for gpus in sorted(waiting, reverse=True):
+        node = next((i for i, f in enumerate(free) if f >= gpus), None)
+        if node is not None:
+            free[node] -= gpus
+            placed += gpus
+            free.sort()
+    return placed
 
 
 def main():
@@ -165,22 +231,34 @@ def main():
                         help="stretch submission and run times by this factor (default 1: jobs"
                         " of 6-14 s); Slurm's own delays (batch_sched_delay, bf_interval, a"
                         " requeued job's BeginTime) stay as they are")
+    parser.add_argument("--shareq-sched-params", default="",
+                        help="SchedulerParameters put first in shareq mode, e.g. "
+                        "partition_job_depth=0 (Slurm reads the first occurrence)")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
     parser.add_argument("--dump-dir", help="write each run (job, tier, state, submit, start, end,"
                         " GPUs, nodes) to DIR/utilisation-MODE.runs and the pending queue, once a"
                         " second (time, job, priority, reason), to DIR/utilisation-MODE.queue")
+    parser.add_argument("--from-dumps", metavar="DIR",
+                        help="run nothing: print the table again from DIR/utilisation-MODE.runs")
     opts = parser.parse_args()
     jobs = workload(opts.scale, opts.time_scale)
-    results = {mode: measure(mode, jobs, opts.dump_dir) for mode in opts.modes.split(",")}
+    if opts.from_dumps:
+        results = {mode: from_dump(os.path.join(opts.from_dumps, f"utilisation-{mode}.runs"))
+                   for mode in opts.modes.split(",")
+                   if os.path.exists(os.path.join(opts.from_dumps, f"utilisation-{mode}.runs"))}
+    else:
+        results = {mode: measure(mode, jobs, opts.dump_dir, opts.shareq_sched_params)
+                   for mode in opts.modes.split(",")}
     print(f"\n{len(jobs)} GPU jobs on family p5 (32 GPUs), bursts from three shares, "
           f"time scale {opts.time_scale:g} (jobs of {min(j[5] for j in jobs)}-"
           f"{max(j[5] for j in jobs)} s)\n")
-    print(f"{'plugins':<8} {'GPU util':>9} {'span (s)':>9}  " +
+    print(f"{'plugins':<8} {'GPU util':>9} {'placeable':>10} {'span (s)':>9}  " +
           "  ".join(f"{t + ' P50/P90 wait (s)':>30}" for t, _, _ in TIERS))
     for mode, r in results.items():
         waits = "  ".join(f"{r['waits'][t][0]:>14.1f} / {r['waits'][t][1]:>13.1f}"
                           for t, _, _ in TIERS)
-        print(f"{mode:<8} {r['utilisation']:>8.1%} {r['span_s']:>9.0f}  {waits}")
+        print(f"{mode:<8} {r['utilisation']:>8.1%} {r['placeable']:>9.1%} {r['span_s']:>9.0f}  "
+              f"{waits}")
 
 
 if __name__ == "__main__":

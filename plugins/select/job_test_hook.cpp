@@ -45,8 +45,22 @@ int try_on(const JobTestArgs& a, bitstr_t* trial) {
   return rc;
 }
 
+// GPU packing (gpu_packing.hpp) for a job that starts now: cons_tres on the best-fit nodes
+// only. SLURM_SUCCESS with the placement in a.node_bitmap, else SLURM_ERROR with a.node_bitmap
+// as it was (cons_tres works on a copy: it clears what it did not pick, also when it fails).
+int try_packed(const JobTestArgs& a) {
+  if (a.mode != SELECT_MODE_RUN_NOW) return SLURM_ERROR;
+  const std::vector<int> best = gpu_packing_nodes(a);
+  if (best.empty()) return SLURM_ERROR;
+  bitstr_t* trial = bit_alloc(bit_size(a.node_bitmap));
+  for (const int i : best) bit_set(trial, i);
+  const int rc = try_on(a, trial);
+  FREE_NULL_BITMAP(trial);
+  return rc;
+}
+
 // cons_tres on the candidates minus `drop` (and only within `keep`, when given), without
-// preemption. On success the placement is copied into a.node_bitmap.
+// preemption, best-fit nodes first. On success the placement is copied into a.node_bitmap.
 int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, bool keep_only,
                    const std::vector<std::string>& drop) {
   bitstr_t* trial = bit_copy(a.node_bitmap);
@@ -62,25 +76,21 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
       bit_clear(trial, node->index);
     }
   }
-  const int rc = try_on(a, trial);
+  JobTestArgs within = a;
+  within.node_bitmap = trial;
+  int rc = try_packed(within);
+  if (rc == SLURM_SUCCESS) {
+    bit_copybits(a.node_bitmap, trial);
+  } else {
+    rc = try_on(a, trial);
+  }
   FREE_NULL_BITMAP(trial);
   return rc;
 }
 
-// cons_tres, after the best-fit nodes for GPUs (gpu_packing.hpp) when the job starts now without
-// preemption. cons_tres clears from node_bitmap what it did not pick, also when it fails, so the
-// packed try works on a copy and the full try still sees every node.
+// cons_tres; best-fit nodes first when the job starts now without preemption.
 int place(const JobTestArgs& a, List candidates) {
-  if (candidates == nullptr && a.mode == SELECT_MODE_RUN_NOW) {
-    const std::vector<int> best = gpu_packing_nodes(a);
-    if (!best.empty()) {
-      bitstr_t* trial = bit_alloc(bit_size(a.node_bitmap));
-      for (const int i : best) bit_set(trial, i);
-      const int rc = try_on(a, trial);
-      FREE_NULL_BITMAP(trial);
-      if (rc == SLURM_SUCCESS) return rc;
-    }
-  }
+  if (candidates == nullptr && try_packed(a) == SLURM_SUCCESS) return SLURM_SUCCESS;
   return forward_plain(a, candidates);
 }
 
