@@ -66,6 +66,11 @@ bool reclaim_in_flight(uint32_t job_id, int64_t now) {
                      [&](const policy::ReclaimClaim& c) { return c.job == job_id; });
 }
 
+uint64_t claims_version() {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  return g_version;
+}
+
 std::shared_ptr<const RunningSnapshot> decision_snapshot(
     const std::shared_ptr<const LoadedConfig>& config, int64_t now) {
   auto base = running_snapshot(config);

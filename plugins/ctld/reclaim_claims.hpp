@@ -23,6 +23,9 @@ SHAREQ_CTLD_API void claim_recorded(policy::ReclaimClaim claim);
 SHAREQ_CTLD_API void claim_ended(uint32_t job_id);
 // Whether the job waits for victims it preempted (a live claim).
 SHAREQ_CTLD_API bool reclaim_in_flight(uint32_t job_id, int64_t now);
+// Changes with every claim recorded, ended or expired (expiry is seen at the next call of
+// reclaim_in_flight or decision_snapshot): for caches of what claims decide.
+SHAREQ_CTLD_API uint64_t claims_version();
 
 // running_snapshot(config) as decisions must see it: with every live claim applied (its victims
 // gone, its job running). The running snapshot itself when no claim is live. Cached; thread-safe;

@@ -9,6 +9,7 @@
 // Slurm's candidate list is built from preempt_p_preemptable() and sorted by get_data(PRIO),
 // lower first; select/shareq then hands cons_tres exactly pick_victims()'s victims, in order.
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include "boundary.hpp"
@@ -117,21 +118,73 @@ bool never_a_candidate(const job_record_t* job) {
   return !IS_JOB_RUNNING(job) && !IS_JOB_SUSPENDED(job);
 }
 
+// What preemptable() works out about one preemptor: the same for every job of Slurm's scan over
+// job_list, so it is worked out once per scan, not once per running job (thousands, on a large
+// cluster), and kept while nothing it depends on changes: the same job and partition, the same
+// second, no change of jobs (slurmctld's last_job_update, shareq's running registry), claims or
+// configuration. Should an update change the job within that second, the candidates of one pass
+// may be stale; select/shareq decides afresh from the job record and hands cons_tres only its
+// own victims that are also candidates, so a stale list can delay a preemption, never widen it.
+struct PreemptorState {
+  const job_record_t* job = nullptr;
+  uint32_t job_id = 0;
+  const part_record_t* partition = nullptr;
+  time_t now = 0;
+  time_t last_job_update = 0;
+  uint64_t jobs_generation = 0;
+  uint64_t claims_version = 0;
+  uint64_t config_version = 0;
+  bool in_flight = false;          // its victims are still ending: it preempts nothing more
+  std::optional<Request> request;  // nullopt: not a job shareq decides for
+};
+std::mutex g_preemptor_mutex;
+PreemptorState g_preemptor;
+
+PreemptorState state_key(const job_record_t* job, time_t now, uint64_t config_version) {
+  PreemptorState key;
+  key.job = job;
+  key.job_id = job->job_id;
+  key.partition = job->part_ptr;
+  key.now = now;
+  key.last_job_update = last_job_update;
+  key.jobs_generation = shareq::ctld::jobs_generation();
+  key.claims_version = shareq::ctld::claims_version();
+  key.config_version = config_version;
+  return key;
+}
+
+bool same_key(const PreemptorState& a, const PreemptorState& b) {
+  return a.job == b.job && a.job_id == b.job_id && a.partition == b.partition && a.now == b.now &&
+         a.last_job_update == b.last_job_update && a.jobs_generation == b.jobs_generation &&
+         a.claims_version == b.claims_version && a.config_version == b.config_version;
+}
+
+// The preemptor's state, from the cache when still valid. g_preemptor_mutex held.
+const PreemptorState& preemptor_state_locked(Preemptor p, time_t now) {
+  const auto config = shareq::ctld::current_config();
+  const PreemptorState key = state_key(p.job, now, config ? config->version : 0);
+  if (same_key(g_preemptor, key)) return g_preemptor;
+  g_preemptor = key;
+  g_preemptor.in_flight = shareq::ctld::reclaim_in_flight(p.job->job_id, now);
+  if (!g_preemptor.in_flight) g_preemptor.request = request_of(p);
+  return g_preemptor;
+}
+
 bool preemptable(Preemptor preemptor, Preemptee preemptee) {
   if (preemptee.job == nullptr || never_a_candidate(preemptee.job)) return false;
+  if (preemptor.job == nullptr) return false;
   const time_t now = time(nullptr);
+  const std::lock_guard<std::mutex> lock(g_preemptor_mutex);
+  const PreemptorState& state = preemptor_state_locked(preemptor, now);
   // A job whose victims are still ending preempts nothing more (reclaim_claims.hpp).
-  if (preemptor.job != nullptr && shareq::ctld::reclaim_in_flight(preemptor.job->job_id, now)) {
-    return false;
-  }
-  const auto r = request_of(preemptor);
-  if (!r) return false;
-  const policy::RunningJob* candidate = r->snapshot->find(preemptee.job->job_id);
+  if (state.in_flight || !state.request) return false;
+  const Request& r = *state.request;
+  const policy::RunningJob* candidate = r.snapshot->find(preemptee.job->job_id);
   if (candidate == nullptr) return false;
-  if (!policy::may_preempt(r->snapshot->ledger(), r->job, r->family, r->amount, *candidate, now)) {
+  if (!policy::may_preempt(r.snapshot->ledger(), r.job, r.family, r.amount, *candidate, now)) {
     return false;
   }
-  remember_order(*r, now);
+  remember_order(r, now);  // takes g_order_mutex: always after g_preemptor_mutex
   return true;
 }
 
