@@ -41,11 +41,9 @@ void publish_partitions(JobView& v) {
 // select_p_select_nodeinfo_set before job_set_alloc_tres(), so at those points tres_alloc_cnt is
 // still empty (or, after a requeue, the previous run's): the request is then the allocation.
 uint64_t allocated_gpus(JobRecord* job) {
-  const int pos = gpu_tres_pos();
-  const uint64_t requested = tres_count(job->tres_req_cnt, pos);
   const uint64_t allocated =
-      job->tres_alloc_cnt != nullptr ? tres_count(job->tres_alloc_cnt, pos) : 0;
-  return std::max(requested, allocated);
+      job->tres_alloc_cnt != nullptr ? tres_count(job->tres_alloc_cnt, gpu_tres_pos()) : 0;
+  return std::max(requested_gpus(job), allocated);
 }
 
 // One running allocation, copied out of its job record.
@@ -135,7 +133,7 @@ JobView pending_view(JobRecord* job) {
   uint64_t nodes = tres_count(job->tres_req_cnt, TRES_ARRAY_NODE);
   if (nodes == 0 && job->details != nullptr) nodes = job->details->min_nodes;
   v.view.nodes = std::max<uint64_t>(nodes, 1);
-  v.view.gpus = tres_count(job->tres_req_cnt, gpu_tres_pos());
+  v.view.gpus = requested_gpus(job);
   return v;
 }
 
@@ -202,6 +200,8 @@ void set_reserved_pools(std::vector<ReservedPool> pools) {
   }
   jobs_changed();
 }
+
+uint64_t requested_gpus(JobRecord* job) { return tres_count(job->tres_req_cnt, gpu_tres_pos()); }
 
 void jobs_changed() { g_generation.fetch_add(1, std::memory_order_acq_rel); }
 

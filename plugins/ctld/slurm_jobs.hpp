@@ -123,6 +123,9 @@ SHAREQ_CTLD_API uint64_t jobs_generation();
 SHAREQ_CTLD_API std::shared_ptr<const RunningSnapshot> running_snapshot(
     const std::shared_ptr<const LoadedConfig>& config);
 
+// The GPUs the job asks for (its TRES request; 0 when none or gres/gpu is not tracked).
+SHAREQ_CTLD_API uint64_t requested_gpus(JobRecord* job);
+
 // The position of gres/gpu in the TRES arrays (-1 when not tracked: add gres/gpu to
 // AccountingStorageTRES). Must not be called with assoc_mgr locks held.
 SHAREQ_CTLD_API int gpu_tres_pos();

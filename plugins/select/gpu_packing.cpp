@@ -29,13 +29,6 @@ bool packing_applies(const JobTestArgs& a) {
   return job->part_ptr == nullptr || (job->part_ptr->flags & PART_FLAG_LLN) == 0;
 }
 
-int64_t requested_gpus(const job_record_t* job) {
-  const int pos = ctld::gpu_tres_pos();
-  if (pos < 0 || job->tres_req_cnt == nullptr) return 0;
-  const uint64_t n = job->tres_req_cnt[pos];
-  return n == NO_VAL64 || n == INFINITE64 ? 0 : static_cast<int64_t>(n);
-}
-
 // GPUs on the node not allocated to a job; -1 when the node has no GPU.
 int64_t free_gpus(const node_record_t* node) {
   if (node->gres_list == nullptr) return -1;
@@ -57,7 +50,7 @@ int64_t free_gpus(const node_record_t* node) {
 
 std::vector<int> gpu_packing_nodes(const JobTestArgs& a) {
   if (!packing_applies(a)) return {};
-  const int64_t gpus = requested_gpus(a.job_ptr);
+  const auto gpus = static_cast<int64_t>(ctld::requested_gpus(a.job_ptr));
   if (gpus <= 0) return {};
   std::vector<policy::NodeGpus> nodes;
   for (int i = 0; i < node_record_count; ++i) {

@@ -33,8 +33,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"WholeNodeJobHasNoPreferenceAmongEmptyNodes", {{0, 8}, {1, 8}, {2, 3}}, 8, {}},
         Case{"NoNodeHoldsTheJob", {{0, 1}, {1, 3}}, 4, {}},
         Case{"OneNodeHoldsItNothingToNarrow", {{0, 1}, {1, 6}}, 4, {}},
-        Case{"JobWithoutGpusIsNotPacked", {{0, 8}, {1, 2}}, 0, {}},
-        Case{"NoNodes", {}, 2, {}},
+        Case{"JobWithoutGpusIsNotPacked", {{0, 8}, {1, 2}}, 0, {}}, Case{"NoNodes", {}, 2, {}},
         Case{"IndicesAreTheCallersInTheGivenOrder", {{7, 2}, {3, 8}, {5, 2}}, 2, {7, 5}}),
     [](const testing::TestParamInfo<Case>& info) { return info.param.name; });
 
