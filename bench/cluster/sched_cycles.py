@@ -149,6 +149,8 @@ def main():
                         help="SchedulerParameters put first in shareq mode, e.g. "
                         "partition_job_depth=10 (Slurm reads the first occurrence)")
     opts = parser.parse_args()
+    if not set(opts.modes.split(",")) <= {"stock", "shareq"}:
+        parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
     opts.build_dir = opts.build_dir.resolve()
     opts.cluster_dir = (opts.cluster_dir or opts.build_dir / "bench-cluster").resolve()
     results = {mode: measure(mode, opts.jobs, opts.seconds, opts)

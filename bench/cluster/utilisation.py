@@ -241,14 +241,22 @@ def main():
     parser.add_argument("--from-dumps", metavar="DIR",
                         help="run nothing: print the table again from DIR/utilisation-MODE.runs")
     opts = parser.parse_args()
+    modes = opts.modes.split(",")
+    if not set(modes) <= {"stock", "shareq"}:
+        parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
+    for name, value in (("--scale", opts.scale), ("--time-scale", opts.time_scale)):
+        if not value > 0:
+            parser.error(f"{name}: {value}: must be a number above 0")
     jobs = workload(opts.scale, opts.time_scale)
     if opts.from_dumps:
-        results = {mode: from_dump(os.path.join(opts.from_dumps, f"utilisation-{mode}.runs"))
-                   for mode in opts.modes.split(",")
-                   if os.path.exists(os.path.join(opts.from_dumps, f"utilisation-{mode}.runs"))}
+        dumps = {mode: os.path.join(opts.from_dumps, f"utilisation-{mode}.runs") for mode in modes}
+        results = {mode: from_dump(path) for mode, path in dumps.items() if os.path.exists(path)}
+        if not results:
+            parser.error(f"--from-dumps: no utilisation-MODE.runs for {opts.modes} in "
+                         f"{opts.from_dumps}")
     else:
         results = {mode: measure(mode, jobs, opts.dump_dir, opts.shareq_sched_params)
-                   for mode in opts.modes.split(",")}
+                   for mode in modes}
     print(f"\n{len(jobs)} GPU jobs on family p5 (32 GPUs), bursts from three shares, "
           f"time scale {opts.time_scale:g} (jobs of {min(j[5] for j in jobs)}-"
           f"{max(j[5] for j in jobs)} s)\n")
