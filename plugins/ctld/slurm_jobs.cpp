@@ -16,6 +16,7 @@ namespace {
 constexpr int kUnknownPos = -2;
 std::atomic<int> g_gpu_pos{kUnknownPos};
 std::atomic<uint64_t> g_generation{1};
+std::atomic<JobsChangedListener> g_listener{nullptr};
 
 uint64_t tres_count(const uint64_t* counts, int pos) {
   if (counts == nullptr || pos < 0) return 0;
@@ -203,7 +204,14 @@ void set_reserved_pools(std::vector<ReservedPool> pools) {
 
 uint64_t requested_gpus(JobRecord* job) { return tres_count(job->tres_req_cnt, gpu_tres_pos()); }
 
-void jobs_changed() { g_generation.fetch_add(1, std::memory_order_acq_rel); }
+void jobs_changed() {
+  g_generation.fetch_add(1, std::memory_order_acq_rel);
+  if (const JobsChangedListener listener = g_listener.load(std::memory_order_acquire)) listener();
+}
+
+void set_jobs_changed_listener(JobsChangedListener listener) {
+  g_listener.store(listener, std::memory_order_release);
+}
 
 uint64_t jobs_generation() { return g_generation.load(std::memory_order_acquire); }
 

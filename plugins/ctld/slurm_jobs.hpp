@@ -117,6 +117,13 @@ SHAREQ_CTLD_API void set_reserved_pools(std::vector<ReservedPool> pools);
 SHAREQ_CTLD_API void jobs_changed();
 SHAREQ_CTLD_API uint64_t jobs_generation();
 
+// Called after every change above (a job started or ended, the reserved pools or the
+// configuration changed), from whichever thread made it, often with slurmctld's job write lock
+// held: it must return at once and take no Slurm lock. priority/shareq re-ranks the pending jobs
+// from it (recalc.hpp). nullptr: no listener.
+using JobsChangedListener = void (*)();
+SHAREQ_CTLD_API void set_jobs_changed_listener(JobsChangedListener listener);
+
 // The snapshot for `config`. Reads only the registry (never job_list), so it may be called
 // anywhere, also inside a job_list traversal. Thread-safe; returns the cached snapshot when
 // nothing changed.

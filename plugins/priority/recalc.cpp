@@ -27,12 +27,17 @@ using ctld::log_error;
 using ctld::log_info;
 
 constexpr int64_t kDefaultPeriod = 5;
+// Re-ranking after job changes takes at most 1/kRerankDuty of the time: after one that took d,
+// the next waits (kRerankDuty - 1) * d. A few milliseconds with 5,000 pending jobs; on a queue
+// where that is long, changes coalesce into fewer re-rankings instead of holding the job lock.
+constexpr int kRerankDuty = 10;
 constexpr const char* kStateFile = "/shareq_usage";
 
 std::mutex g_mutex;  // guards the flags below; never held while taking Slurm's locks
 std::condition_variable g_wake;
 bool g_stop = false;
-bool g_poke = false;
+bool g_poke = false;          // a whole pass now (reconfigure)
+bool g_jobs_changed = false;  // a job started or ended since the pending jobs were last ranked
 std::thread g_thread;
 std::atomic<int64_t> g_last_accrual{0};
 
@@ -176,22 +181,80 @@ void pass() {
   }
 }
 
+// Step 3 alone, after jobs started or ended. Slurm runs a scheduling pass as soon as a job's
+// epilog completes and orders it by these priorities: with the tiers of the last periodic pass
+// (up to a period old), a borrower could start ahead of a job that the end just brought within
+// its share's quota, and that job would then reclaim it at once.
+void rerank() {
+  const std::shared_ptr<const ctld::LoadedConfig> config = ctld::current_config();
+  if (!config) return;
+  (void)ctld::gpu_tres_pos();
+  slurmctld_lock_t job_write_lock{};
+  job_write_lock.job = WRITE_LOCK;
+  job_write_lock.node = READ_LOCK;
+  job_write_lock.part = READ_LOCK;
+  lock_slurmctld(job_write_lock);
+  reprioritize(config, time(nullptr));
+  unlock_slurmctld(job_write_lock);
+}
+
+template <typename Work>
+void run_logged(const char* what, Work work) {
+  try {
+    work();
+  } catch (const std::exception& e) {
+    log_error("priority: %s failed: %s", what, e.what());
+  } catch (...) {
+    log_error("priority: %s failed", what);
+  }
+}
+
+int64_t micros(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
+void on_jobs_changed() {
+  {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    g_jobs_changed = true;
+  }
+  g_wake.notify_all();
+}
+
 void run() {
-  const int64_t period = recalc_period_s(ctld::priority_calc_period_s());
-  log_info("priority: recalculating every %lld s", static_cast<long long>(period));
+  using Clock = std::chrono::steady_clock;
+  const int64_t period_s = recalc_period_s(ctld::priority_calc_period_s());
+  const auto period = std::chrono::seconds(period_s);
+  log_info("priority: recalculating every %lld s and after jobs start or end",
+           static_cast<long long>(period_s));
+  Clock::time_point next_pass = Clock::now();
+  Clock::time_point next_rerank = next_pass;
   std::unique_lock<std::mutex> lock(g_mutex);
   while (!g_stop) {
+    const Clock::time_point now = Clock::now();
+    const bool whole = g_poke || now >= next_pass;
+    if (!whole && !(g_jobs_changed && now >= next_rerank)) {
+      g_wake.wait_until(lock, g_jobs_changed ? std::min(next_pass, next_rerank) : next_pass);
+      continue;
+    }
+    g_poke = false;
+    g_jobs_changed = false;
     lock.unlock();
-    try {
-      pass();
-    } catch (const std::exception& e) {
-      log_error("priority: recalculation failed: %s", e.what());
-    } catch (...) {
-      log_error("priority: recalculation failed");
+    const Clock::time_point started = Clock::now();
+    if (whole) {
+      run_logged("recalculation", pass);
+    } else {
+      run_logged("re-ranking", rerank);
+    }
+    const Clock::time_point finished = Clock::now();
+    if (whole) {
+      next_pass = finished + period;
+    } else {
+      next_rerank = finished + (kRerankDuty - 1) * (finished - started);
+      log_debug("priority: pending jobs re-ranked after a job change in %lld us",
+                static_cast<long long>(micros(finished - started)));
     }
     lock.lock();
-    g_wake.wait_for(lock, std::chrono::seconds(period), [] { return g_stop || g_poke; });
-    g_poke = false;
   }
 }
 
@@ -229,10 +292,12 @@ bool start_recalc() {
   const std::lock_guard<std::mutex> lock(g_mutex);
   g_stop = false;
   g_thread = std::thread(run);
+  ctld::set_jobs_changed_listener(on_jobs_changed);
   return true;
 }
 
 void stop_recalc() {
+  ctld::set_jobs_changed_listener(nullptr);
   {
     const std::lock_guard<std::mutex> lock(g_mutex);
     g_stop = true;

@@ -12,6 +12,10 @@
 //      job_ptr->prio_factors for sprio (held jobs, priority 0, and admin-set priorities are left
 //      alone);
 //   4. releases the lock and writes the usage to StateSaveLocation/shareq_usage (atomically).
+// Between passes, after every job start or end (libshareq_ctld's jobs-changed listener), the same
+// thread repeats step 3 alone under the same locks: Slurm schedules as soon as a job's epilog
+// completes, and must find the tiers the end changed. Re-rankings are coalesced and take at most
+// a tenth of the time (each waits nine times as long as the last one took).
 #pragma once
 
 #include <cstdint>

@@ -159,6 +159,41 @@ def test_a_job_within_quota_takes_back_borrowed_gpus_where_it_fits(shares):
     assert info["NodeList"] in history.stdout.split(), "it starts where the reclaimed job ran"
 
 
+def test_a_job_end_reranks_the_queue_before_slurm_schedules_again(shares):
+    """Two shares run at their quota and each has a job waiting that would borrow. One share's
+    running job ends: its waiting job is now within quota. Slurm schedules at once (epilog
+    complete) in the order of the priorities it holds; ranked before the end, that order put the
+    other share's borrower first, which took the freed node and was reclaimed a moment later by
+    the job within quota. The pending jobs are re-ranked after every job start and end
+    (plugins/priority/recalc.hpp), so the job within quota starts and the borrower never does."""
+    c = shares
+    c.install_shareq_conf(conf())
+    running = {"prodexp1": [node_job(c, "alice", "prodexp1") for _ in range(2)],
+               "prodexp2": [node_job(c, "bob", "prodexp2") for _ in range(2)]}
+    for jobs in running.values():
+        for job in jobs:
+            c.wait_state(job, "RUNNING")
+    waiting = {"prodexp1": node_job(c, "alice", "prodexp1"),
+               "prodexp2": node_job(c, "bob", "prodexp2")}
+
+    def borrower_priorities():
+        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
+        prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+        both = all(job in prios and prios[job] < 2**30 for job in waiting.values())
+        return both and prios
+
+    prios = wait_until("both waiting jobs ranked as borrowers", borrower_priorities)
+    # The borrower Slurm tries first (higher priority; equal ones go by job id) must keep waiting
+    # when the other share gets a node back.
+    first = max(waiting, key=lambda share: (prios[waiting[share]], -waiting[share]))
+    other = "prodexp2" if first == "prodexp1" else "prodexp1"
+    c.run(["scancel", str(running[other][0])])
+    c.wait_state(waiting[other], "RUNNING", timeout=60)
+    assert c.job_state(waiting[first]) == "PENDING"
+    assert restarts(c, waiting[first]) == 0, \
+        "the borrower started on the freed node and was reclaimed: the queue was not re-ranked"
+
+
 def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     c = shares
     c.install_shareq_conf(conf())
