@@ -178,7 +178,8 @@ RunningSnapshot::RunningSnapshot(std::shared_ptr<const LoadedConfig> config,
       reserved_(std::move(reserved)),
       held_(held_of(config_->policy, reserved_)),
       ledger_(config_->policy, running_, held_),
-      generation_(generation) {}
+      generation_(generation),
+      exposure_(policy::preemption_exposure(ledger_, running_)) {}
 
 std::shared_ptr<const RunningSnapshot> RunningSnapshot::with_running(
     std::vector<policy::RunningJob> running, uint64_t generation) const {

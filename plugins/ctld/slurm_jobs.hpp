@@ -27,6 +27,7 @@
 #include "ctld_api.hpp"
 #include "policy/jobs.hpp"
 #include "policy/ledger.hpp"
+#include "policy/victims.hpp"
 #include "translate.h"
 
 extern "C" {
@@ -84,6 +85,8 @@ class SHAREQ_CTLD_API RunningSnapshot {
   [[nodiscard]] const std::vector<ReservedPool>& reserved() const { return reserved_; }
   [[nodiscard]] const std::vector<policy::HeldCapacity>& held() const { return held_; }
   [[nodiscard]] uint64_t generation() const { return generation_; }
+  // Which running jobs could ever be preempted (policy::preemption_exposure), worked out once.
+  [[nodiscard]] const policy::PreemptionExposure& exposure() const { return exposure_; }
   // The running job with this id, or nullptr.
   [[nodiscard]] const policy::RunningJob* find(policy::JobId id) const;
   // The same configuration and reserved pools with other running jobs (sorted by id).
@@ -97,6 +100,7 @@ class SHAREQ_CTLD_API RunningSnapshot {
   std::vector<policy::HeldCapacity> held_;
   policy::Ledger ledger_;
   uint64_t generation_;
+  policy::PreemptionExposure exposure_;
 };
 
 // The registry (precondition for all three: the caller holds the job write lock).

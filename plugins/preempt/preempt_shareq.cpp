@@ -4,17 +4,20 @@
 // Slurm 22.05 looks up preempt_p_job_preempt_check, preempt_p_preemptable and
 // preempt_p_get_data (syms[] in src/slurmctld/preempt.c). All three run in slurmctld with the job
 // write lock held by the caller (scheduler, backfill, job submission), except get_data(ENABLED),
-// which may come with no job and no lock and touches neither.
+// which may come with no job and no lock: it reads only shareq's own registries, never job_list.
 //
 // Slurm's candidate list is built from preempt_p_preemptable() and sorted by get_data(PRIO),
 // lower first; select/shareq then hands cons_tres exactly pick_victims()'s victims, in order.
+#include <atomic>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "boundary.hpp"
 #include "config_state.hpp"
 #include "log.hpp"
+#include "pending_priorities.hpp"
 #include "policy/victims.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
@@ -201,10 +204,52 @@ uint32_t grace_time() {
   return static_cast<uint32_t>(std::min<int64_t>(config->policy.preempt_grace_time_s, UINT32_MAX));
 }
 
+// The last answer to get_data(ENABLED) written to the log: -1 none (or not logging), else 0/1.
+std::atomic<int> g_last_logged{-1};
+
+// Logs the answer when it changes, at verbose level; raising the level (`scontrol setdebug
+// verbose`) logs the current one at the next question.
+void log_if_changed(bool enabled) {
+  if (slurm_conf.slurmctld_debug < LOG_LEVEL_VERBOSE) {
+    g_last_logged.store(-1);
+    return;
+  }
+  if (g_last_logged.exchange(enabled ? 1 : 0) == (enabled ? 1 : 0)) return;
+  shareq::ctld::log_verbose(
+      enabled ? "preempt: a running job may be preempted: Slurm looks for candidates"
+              : "preempt: no running job can be preempted (no share borrows a job's worth, no "
+                "pending job is above a running one of its share): Slurm skips its search for "
+                "candidates");
+}
+
+// Slurm asks, with no job, whether anything can be preempted (slurm_preemption_enabled) before
+// every search for candidates (slurm_find_preemptable_jobs walks all of job_list, for each job
+// the main scheduler or backfill tests) and when it picks nodes (_pick_best_nodes: when false, a
+// job is offered only nodes it could share, or idle ones). shareq says no while no running job
+// could be a victim of a pending job (policy::any_preemptable): no share borrows a job's worth,
+// and no share has a pending job above its lowest running one (or in-share preemption is off).
+// Slurm then skips both, which is right, and no longer walks job_list per job it tests. The
+// answer comes from the same snapshot (claims applied) that preempt_p_preemptable and
+// select/shareq decide from; the pending side is pending_priorities.hpp's.
+bool preemption_possible() {
+  if (slurm_conf.preempt_mode == PREEMPT_MODE_OFF) return false;
+  const auto config = shareq::ctld::current_config();
+  // No configuration: shareq governs no job, and preempt_p_preemptable says no to every one.
+  bool enabled = false;
+  if (config) {
+    const auto snapshot = shareq::ctld::decision_snapshot(config, time(nullptr));
+    const auto pending = shareq::ctld::pending_priorities(config->version);
+    enabled = policy::any_preemptable(
+        snapshot->exposure(), pending ? std::span<const int>(*pending) : std::span<const int>());
+  }
+  log_if_changed(enabled);
+  return enabled;
+}
+
 int get_data(job_record_t* job, slurm_preempt_data_type_t type, void* data) {
   switch (type) {
     case PREEMPT_DATA_ENABLED:
-      *static_cast<bool*>(data) = slurm_conf.preempt_mode != PREEMPT_MODE_OFF;
+      *static_cast<bool*>(data) = preemption_possible();
       return SLURM_SUCCESS;
     case PREEMPT_DATA_MODE:
       // Victims are requeued: they keep their share and priority and run again later.

@@ -11,6 +11,7 @@
 #include "assoc_usage.hpp"
 #include "config_state.hpp"
 #include "log.hpp"
+#include "pending_priorities.hpp"
 #include "policy/ordering.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
@@ -129,30 +130,41 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
 }
 
 // Step 3: every pending job's priority (policy::prioritize, one job at a time from the shared
-// ranks). Job write lock held.
+// ranks), and each share's highest --share-priority among its pending jobs, held ones included
+// (pending_priorities.hpp). Job write lock held.
 void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64_t now) {
   const auto ranked = current_ranks(config);
   const policy::Ledger& ledger = ranked->snapshot->ledger();
+  std::vector<int> highest(config->policy.share_count(), -1);
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
-    if (keeps_its_priority(job)) continue;
-    if (const auto p = ctld::pending_job(*config, job)) {
-      set_priority(job, parts_of(policy::prioritize(ranked->ranks, ledger, *p)), now);
-    } else {
-      set_priority(job, kOutside, now);
+    if (!IS_JOB_PENDING(job)) continue;
+    const auto p = ctld::pending_job(*config, job);
+    if (p && p->share < highest.size()) {
+      highest[p->share] = std::max(highest[p->share], p->priority);
     }
+    if (keeps_its_priority(job)) continue;
+    set_priority(job, p ? parts_of(policy::prioritize(ranked->ranks, ledger, *p)) : kOutside, now);
   }
   list_iterator_destroy(it);
+  ctld::publish_pending_priorities(config->version, std::move(highest));
+}
+
+// The locks under which pending jobs are ranked: jobs written (their priorities), nodes and
+// partitions read (a job's partitions, its request).
+slurmctld_lock_t ranking_locks() {
+  slurmctld_lock_t locks{};
+  locks.job = WRITE_LOCK;
+  locks.node = READ_LOCK;
+  locks.part = READ_LOCK;
+  return locks;
 }
 
 void pass() {
   const std::shared_ptr<const ctld::LoadedConfig> config = ctld::current_config();
   (void)ctld::gpu_tres_pos();  // resolve before any assoc_mgr lock is held
   const int64_t half_life = ctld::decay_half_life_s();
-  slurmctld_lock_t job_write_lock{};
-  job_write_lock.job = WRITE_LOCK;
-  job_write_lock.node = READ_LOCK;
-  job_write_lock.part = READ_LOCK;
+  slurmctld_lock_t job_write_lock = ranking_locks();
   lock_slurmctld(job_write_lock);
   const int64_t now = time(nullptr);
   ctld::UsageStore& store = ctld::usage_store();
@@ -189,10 +201,7 @@ void rerank() {
   const std::shared_ptr<const ctld::LoadedConfig> config = ctld::current_config();
   if (!config) return;
   (void)ctld::gpu_tres_pos();
-  slurmctld_lock_t job_write_lock{};
-  job_write_lock.job = WRITE_LOCK;
-  job_write_lock.node = READ_LOCK;
-  job_write_lock.part = READ_LOCK;
+  slurmctld_lock_t job_write_lock = ranking_locks();
   lock_slurmctld(job_write_lock);
   reprioritize(config, time(nullptr));
   unlock_slurmctld(job_write_lock);
@@ -265,10 +274,11 @@ int64_t recalc_period_s(int64_t calc_period_s) {
 }
 
 uint32_t priority_of(job_record_t* job) {
-  if (job->direct_set_prio != 0 && job->priority > 0) return job->priority;
   const auto config = ctld::current_config();
   std::optional<policy::PendingJob> pending;
   if (config) pending = ctld::pending_job(*config, job);
+  if (pending) ctld::pending_priority_seen(config->version, pending->share, pending->priority);
+  if (job->direct_set_prio != 0 && job->priority > 0) return job->priority;
   if (!pending) {
     store_factors(job, kOutside);
     return SHAREQ_OUTSIDE_PRIORITY;

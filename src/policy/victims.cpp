@@ -6,6 +6,7 @@
 
 #include "policy/quota_math.hpp"
 #include "policy/reclaim_order.hpp"
+#include "submission.hpp"
 
 namespace shareq::policy {
 
@@ -130,6 +131,33 @@ bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, i
   }
   return !admission.can_start && ledger.policy().in_share_preemption &&
          candidate.share == job.share && candidate.priority < job.priority;
+}
+
+PreemptionExposure preemption_exposure(const Ledger& ledger, std::span<const RunningJob> running) {
+  const Policy& policy = ledger.policy();
+  PreemptionExposure exposure;
+  exposure.lowest_in_share.assign(policy.share_count(), kNoCandidate);
+  for (const RunningJob& r : running) {
+    if (r.amount <= 0) continue;
+    if (ledger.borrowed(r.share, r.family) >= r.amount) exposure.reclaimable = true;
+    if (policy.in_share_preemption && r.share < exposure.lowest_in_share.size() &&
+        policy.rule(r.share, r.family) != nullptr) {
+      int& lowest = exposure.lowest_in_share[r.share];
+      lowest = std::min(lowest, r.priority);
+    }
+  }
+  return exposure;
+}
+
+bool any_preemptable(const PreemptionExposure& exposure, std::span<const int> highest_pending) {
+  if (exposure.reclaimable) return true;
+  for (size_t share = 0; share < exposure.lowest_in_share.size(); ++share) {
+    const int lowest = exposure.lowest_in_share[share];
+    if (lowest == kNoCandidate) continue;
+    const int highest = share < highest_pending.size() ? highest_pending[share] : kMaxSharePriority;
+    if (lowest < highest) return true;
+  }
+  return false;
 }
 
 }  // namespace shareq::policy

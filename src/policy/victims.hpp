@@ -92,4 +92,26 @@ std::vector<JobId> placement_candidates(const Ledger& ledger, const PendingJob& 
 bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, int64_t amount,
                  const RunningJob& candidate, Time now);
 
+// Whether anything can be preempted at all, cheaply: preempt/shareq's answer to Slurm's
+// PREEMPT_DATA_ENABLED, asked before every search for candidates.
+//
+// The running side, worked out once per set of running jobs. A job is a reclaim candidate when
+// its share borrows at least the job's amount in its family (ReclaimMinRuntime only delays it);
+// with InSharePreemption, a job of a share with a quota in its family is an in-share candidate
+// for any pending job of its share with a higher --share-priority.
+struct PreemptionExposure {
+  bool reclaimable = false;          // some running job is a reclaim candidate
+  std::vector<int> lowest_in_share;  // [share]: lowest priority of its in-share candidates
+};
+inline constexpr int kNoCandidate = 1 << 30;  // lowest_in_share of a share with none
+PreemptionExposure preemption_exposure(const Ledger& ledger, std::span<const RunningJob> running);
+
+// Whether some pending job may preempt some running job (may_preempt holding for some pending
+// job, amount and time): some job is reclaimable, or a share has a pending job above the lowest
+// of its in-share candidates. `highest_pending[share]` is the highest --share-priority among the
+// share's pending jobs (below 0: none); a share beyond the span may have any (so an empty span
+// answers for every possible pending job). It may say true when no pending job could in fact
+// preempt; false is exact for those pending jobs. O(shares).
+bool any_preemptable(const PreemptionExposure& exposure, std::span<const int> highest_pending);
+
 }  // namespace shareq::policy

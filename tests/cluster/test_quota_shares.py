@@ -246,6 +246,50 @@ def test_higher_priority_job_preempts_only_the_lowest_priority_job_of_its_share(
     assert "priority=10" in info["AdminComment"], "a requeued job keeps its share and priority"
 
 
+PREEMPT_OFF = "preempt: no running job can be preempted"
+PREEMPT_ON = "preempt: a running job may be preempted"
+
+
+def preemption_answers(c, since=0):
+    """preempt/shareq's answers to Slurm's "can anything be preempted?" logged after offset
+    `since` of slurmctld's log (verbose level), in order, with the offset after the last."""
+    text = (c.dir / "log" / "slurmctld.log").read_text(errors="replace")
+    answers = [m.group(0) for m in re.finditer(f"{PREEMPT_OFF}|{PREEMPT_ON}", text[since:])]
+    return answers, len(text)
+
+
+def test_slurm_searches_for_victims_only_while_a_pending_job_may_preempt(shares):
+    """While no running job can be a victim (no share borrows, no pending job is above a running
+    one of its share), preempt/shareq tells Slurm that nothing can be preempted, and Slurm skips
+    its walk of every job per job it tests. A higher-priority submission changes the answer at
+    once, and its in-share preemption happens as before."""
+    c = shares
+    c.install_shareq_conf(conf())
+    c.scontrol("setdebug", "verbose")
+    try:
+        running = [node_job(c, "alice", "prodexp1", "sleep 300", 50) for _ in range(2)]
+        running += [node_job(c, "bob", "prodexp2", "sleep 300", 50) for _ in range(2)]
+        for job in running:
+            c.wait_state(job, "RUNNING")
+        waiting = node_job(c, "alice", "prodexp1", "sleep 300", 50)  # tested at every pass
+        _, mark = wait_until("Slurm to be told that nothing can be preempted",
+                             lambda: (a := preemption_answers(c))[0][-1:] == [PREEMPT_OFF] and a)
+
+        high = node_job(c, "alice", "prodexp1", "sleep 300", 80)
+        c.wait_state(high, "RUNNING", timeout=60)
+        assert PREEMPT_ON in preemption_answers(c, mark)[0]
+        assert sorted(restarts(c, job) for job in running[:2]) == [0, 1], \
+            "the priority-80 job preempts one priority-50 job of its share"
+        assert all(restarts(c, job) == 0 for job in running[2:] + [waiting])
+
+        # Its victim waits at priority 50 again, under a share whose lowest running job is 50.
+        wait_until("Slurm to be told again that nothing can be preempted",
+                   lambda: preemption_answers(c, mark)[0][-1:] == [PREEMPT_OFF])
+        assert c.job_state(waiting) == "PENDING"
+    finally:
+        c.scontrol("setdebug", "info")
+
+
 # ---- limits ---------------------------------------------------------------------------------
 
 def test_borrow_limit_caps_a_share_with_idle_nodes_left(shares):

@@ -433,5 +433,169 @@ TEST(PickVictims, SameVictimsWhateverTheInputOrder) {
   }
 }
 
+// any_preemptable: whether Slurm needs to look for preemption candidates at all.
+struct AnyPreemptableCase {
+  std::string name;
+  Cluster cluster;
+  std::vector<Running> running;
+  std::vector<int> highest_pending;  // [share id: sorted names]; empty: unknown
+  bool expected;
+};
+
+void PrintTo(const AnyPreemptableCase& c, std::ostream* os) { *os << c.name; }
+
+class AnyPreemptable : public ::testing::TestWithParam<AnyPreemptableCase> {};
+
+TEST_P(AnyPreemptable, SaysWhetherAnyRunningJobCanBeAVictim) {
+  const AnyPreemptableCase& c = GetParam();
+  const World world(c.cluster, c.running);
+  const PreemptionExposure exposure = preemption_exposure(world.ledger(), world.running);
+  EXPECT_EQ(any_preemptable(exposure, c.highest_pending), c.expected);
+}
+
+// Even() without in-share preemption: only reclaim can make a victim.
+Cluster ReclaimOnly() { return Even().in_share_preemption(false); }
+
+constexpr int kNone = -1;  // highest_pending of a share with no pending job
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, AnyPreemptable,
+    ::testing::Values(
+        AnyPreemptableCase{"nothing_runs", Even(), {}, {}, false},
+        AnyPreemptableCase{
+            "every_share_exactly_at_its_quota",
+            ReclaimOnly(),
+            {Running(1).share("prodexp1").amount(2), Running(2).share("prodexp2").amount(2)},
+            {},
+            false},
+        AnyPreemptableCase{
+            "a_share_below_its_quota", ReclaimOnly(), {Running(1).share("prodexp1")}, {}, false},
+        AnyPreemptableCase{"a_borrower",
+                           ReclaimOnly(),
+                           {Running(1).share("prodexp1").amount(2), Running(2).share("prodexp1")},
+                           {kNone, kNone},
+                           true},
+        AnyPreemptableCase{
+            "a_borrower_younger_than_reclaim_min_runtime",
+            Figure2().in_share_preemption(false),
+            {Running(1).share("prodexp2").amount(2), Running(2).share("prodexp2").started(kNow)},
+            {},
+            true},
+        AnyPreemptableCase{"a_borrower_whose_only_job_straddles_its_quota",
+                           ReclaimOnly(),
+                           {Running(1).share("prodexp1").amount(3)},
+                           {},
+                           false},
+        AnyPreemptableCase{"a_job_of_a_share_with_no_quota_in_its_family",
+                           ReclaimOnly().family("p5", Unit::Gpu, 8).share("research", "p5", 8),
+                           {Running(1).share("research")},
+                           {},
+                           true},
+        AnyPreemptableCase{"in_share_a_job_below_the_highest_priority_any_job_may_have",
+                           Even(),
+                           {Running(1).share("prodexp1").amount(2).priority(98)},
+                           {},
+                           true},
+        AnyPreemptableCase{"in_share_every_job_at_the_highest_priority_any_job_may_have",
+                           Even(),
+                           {Running(1).share("prodexp1").amount(2).priority(99),
+                            Running(2).share("prodexp2").priority(99)},
+                           {},
+                           false},
+        AnyPreemptableCase{
+            "in_share_a_pending_job_above_a_running_one_of_its_share",
+            Even(),
+            {Running(1).share("prodexp1").priority(50), Running(2).share("prodexp1").priority(70)},
+            {51, kNone},
+            true},
+        AnyPreemptableCase{
+            "in_share_pending_jobs_no_higher_than_their_share_runs",
+            Even(),
+            {Running(1).share("prodexp1").priority(50), Running(2).share("prodexp2").priority(10)},
+            {50, kNone},
+            false},
+        AnyPreemptableCase{"in_share_a_higher_pending_job_of_another_share",
+                           Even(),
+                           {Running(1).share("prodexp1").priority(10)},
+                           {kNone, 90},
+                           false},
+        AnyPreemptableCase{"in_share_preemption_off",
+                           ReclaimOnly(),
+                           {Running(1).share("prodexp1").amount(2).priority(0)},
+                           {99, 99},
+                           false}),
+    [](const ::testing::TestParamInfo<AnyPreemptableCase>& info) { return info.param.name; });
+
+// any_preemptable against may_preempt itself, on random small clusters: every pending job
+// (each family it might ask, each amount, at a time past any ReclaimMinRuntime) is tried against
+// every running job; whenever one may preempt, any_preemptable must have said true. Half the
+// rounds know the pending jobs; the others do not (an empty span: every share, every priority).
+TEST(AnyPreemptable, NeverSaysNoWhenSomePendingJobMayPreempt) {
+  std::mt19937 rng(20261130);
+  const std::vector<std::string> shares = {"a", "b", "c"};
+  const std::vector<int> priorities = {0, 1, 50, 51, 98, 99};
+  int said_no = 0;
+  int said_yes = 0;
+  for (int round = 0; round < 600; ++round) {
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+    Cluster cluster;
+    cluster.reclaim_min_runtime(pick(2) * 600).in_share_preemption(pick(3) != 0);
+    for (const std::string family : {"p4", "p5"}) {
+      cluster.family(family, family == "p4" ? Unit::Node : Unit::Gpu, 4 + pick(4));
+      for (const std::string& share : shares) {
+        if (pick(4) == 0) continue;  // this share has no quota in this family
+        cluster.share(share, family, pick(4));
+        if (pick(3) == 0) cluster.borrow_limit(Amount(pick(3)));
+        if (pick(3) == 0) cluster.lend_limit(Amount(pick(3)));
+      }
+    }
+    std::vector<Running> jobs;
+    for (int id = 1, n = pick(7); id <= n; ++id) {
+      jobs.push_back(Running(static_cast<JobId>(id))
+                         .share(shares[static_cast<size_t>(pick(3))])
+                         .family(pick(2) ? "p4" : "p5")
+                         .amount(1 + pick(3))
+                         .priority(priorities[static_cast<size_t>(pick(6))])
+                         .started(kNow - pick(2) * 1000));
+    }
+    const World world(cluster, jobs);
+    // The pending jobs as (share, priority).
+    std::vector<std::pair<ShareId, int>> pending;
+    std::vector<int> highest;
+    if (round % 2 == 0) {
+      highest.assign(world.policy.share_count(), kNone);
+      for (int n = pick(4); n > 0; --n) {
+        const ShareId share = world.share(shares[static_cast<size_t>(pick(3))]);
+        const int priority = priorities[static_cast<size_t>(pick(6))];
+        pending.emplace_back(share, priority);
+        if (share < highest.size()) highest[share] = std::max(highest[share], priority);
+      }
+    } else {
+      for (const std::string& share : shares) {
+        for (int priority : priorities) pending.emplace_back(world.share(share), priority);
+      }
+    }
+    const Ledger ledger = world.ledger();
+    const bool said = any_preemptable(preemption_exposure(ledger, world.running), highest);
+    (said ? said_yes : said_no) += 1;
+    if (said) continue;
+    for (const auto& [share, priority] : pending) {
+      for (FamilyId family = 0; family < 2; ++family) {
+        for (int64_t amount = 0; amount <= 8; ++amount) {
+          const PendingJob job{999, share, priority, 0, {{family, amount}}};
+          for (const RunningJob& r : world.running) {
+            ASSERT_FALSE(may_preempt(ledger, job, family, amount, r, kNow + 100'000))
+                << "round " << round << ": a job of share " << share << " asking " << amount
+                << " at priority " << priority << " may preempt job " << r.id;
+          }
+        }
+      }
+    }
+  }
+  // Both answers came up often enough for the check to mean something.
+  EXPECT_GT(said_no, 60);
+  EXPECT_GT(said_yes, 60);
+}
+
 }  // namespace
 }  // namespace shareq::policy::testing
