@@ -168,6 +168,31 @@ void BM_MayPreemptEach10000RunningJobs(benchmark::State& state) {
 }
 BENCHMARK(BM_MayPreemptEach10000RunningJobs)->Unit(benchmark::kMicrosecond);
 
+// What preempt/shareq works out once per running snapshot for "can anything be preempted?".
+void BM_PreemptionExposureOf10000RunningJobs(benchmark::State& state) {
+  const Policy policy = make_policy();
+  const auto running = make_running(policy);
+  const Ledger ledger(policy, running);
+  for (auto _ : state) {
+    PreemptionExposure exposure = preemption_exposure(ledger, running);
+    benchmark::DoNotOptimize(exposure);
+  }
+}
+BENCHMARK(BM_PreemptionExposureOf10000RunningJobs)->Unit(benchmark::kMicrosecond);
+
+// The answer itself, at each of Slurm's questions, in its slowest case: nothing reclaimable and
+// every one of the 1,000 shares checked (each runs and waits at priority 50: the answer is no).
+void BM_AnyPreemptableOver1000Shares(benchmark::State& state) {
+  PreemptionExposure exposure;
+  exposure.lowest_in_share.assign(kShares, 50);
+  const std::vector<int> highest_pending(kShares, 50);
+  for (auto _ : state) {
+    bool any = any_preemptable(exposure, highest_pending);
+    benchmark::DoNotOptimize(any);
+  }
+}
+BENCHMARK(BM_AnyPreemptableOver1000Shares)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -247,6 +247,11 @@ def main():
     for name, value in (("--scale", opts.scale), ("--time-scale", opts.time_scale)):
         if not value > 0:
             parser.error(f"{name}: {value}: must be a number above 0")
+    if opts.dump_dir:
+        try:
+            os.makedirs(opts.dump_dir, exist_ok=True)
+        except OSError as e:
+            parser.error(f"--dump-dir: {opts.dump_dir}: cannot create it: {e.strerror}")
     jobs = workload(opts.scale, opts.time_scale)
     if opts.from_dumps:
         dumps = {mode: os.path.join(opts.from_dumps, f"utilisation-{mode}.runs") for mode in modes}
