@@ -113,9 +113,9 @@ shareq_priority_parts_t parts_of(const policy::PriorityFactors& p) {
 
 constexpr shareq_priority_parts_t kOutside{false, SHAREQ_OUTSIDE_PRIORITY, 0, 0, 0};
 
-// Jobs whose priority shareq leaves alone.
+// Pending jobs whose priority shareq leaves alone: held (0) or set by an administrator.
 bool keeps_its_priority(const job_record_t* job) {
-  return job->priority == 0 || job->direct_set_prio != 0 || !IS_JOB_PENDING(job);
+  return job->priority == 0 || job->direct_set_prio != 0;
 }
 
 // Writes only what changed: last_job_update moves only when a priority did (it tells backfill,

@@ -14,6 +14,12 @@ namespace {
 
 using Jobs = std::vector<const RunningJob*>;
 
+// The job fits in what its share borrows in its family: taking it leaves the share at or above
+// its quota (what makes a job of another share a reclaim candidate, ReclaimMinRuntime aside).
+bool fits_in_what_its_share_borrows(const Ledger& ledger, const RunningJob& job) {
+  return ledger.borrowed(job.share, job.family) >= job.amount;
+}
+
 // The shortest prefix of the order (`next` yields it, nullptr at the end) that frees `need`;
 // then, from its last victim back to its first, every victim dropped whose removal still leaves
 // enough. nullopt when the whole order is not enough.
@@ -125,8 +131,7 @@ bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, i
     return false;
   }
   if (admission.within_quota) {  // reclaim, or placement when it fits by the numbers
-    return candidate.share != job.share &&
-           ledger.borrowed(candidate.share, family) >= candidate.amount &&
+    return candidate.share != job.share && fits_in_what_its_share_borrows(ledger, candidate) &&
            now - candidate.start_time >= ledger.policy().reclaim_min_runtime_s;
   }
   return !admission.can_start && ledger.policy().in_share_preemption &&
@@ -139,7 +144,7 @@ PreemptionExposure preemption_exposure(const Ledger& ledger, std::span<const Run
   exposure.lowest_in_share.assign(policy.share_count(), kNoCandidate);
   for (const RunningJob& r : running) {
     if (r.amount <= 0) continue;
-    if (ledger.borrowed(r.share, r.family) >= r.amount) exposure.reclaimable = true;
+    if (fits_in_what_its_share_borrows(ledger, r)) exposure.reclaimable = true;
     if (policy.in_share_preemption && r.share < exposure.lowest_in_share.size() &&
         policy.rule(r.share, r.family) != nullptr) {
       int& lowest = exposure.lowest_in_share[r.share];
