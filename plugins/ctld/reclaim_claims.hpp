@@ -3,8 +3,13 @@
 // select/shareq records a claim when a job's victims are handed to Slurm to preempt, and ends it
 // when the job starts (select_p_job_begin). A claim that outlives the time its victims can take
 // to end (PreemptGraceTime + KillWait + 2 x MessageTimeout + 10 s) is dropped: the job is then
-// decided afresh, as is one that was cancelled or held meanwhile. Claims are not saved: after a
-// slurmctld restart the victims have ended or are ending, and the claimants are decided afresh.
+// decided afresh, as is one that was cancelled or held meanwhile.
+//
+// Claims are kept by share and family name (a reconfiguration may renumber them) and saved in
+// StateSaveLocation/shareq_reclaim_claims at every change, so that a slurmctld restart while
+// victims are still ending (a grace period, an epilog) does not let the claimant, or another job
+// of its share, pick more victims for the same capacity. A claim whose share or family the
+// configuration no longer has is ignored.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +22,10 @@
 
 namespace shareq::ctld {
 
-// The job preempted its victims and waits for them to end.
-SHAREQ_CTLD_API void claim_recorded(policy::ReclaimClaim claim);
+// The job preempted its victims and waits for them to end. `policy` is the one whose ids `claim`
+// uses.
+SHAREQ_CTLD_API void claim_recorded(const policy::Policy& policy,
+                                    const policy::ReclaimClaim& claim);
 // The job started (or is gone): its claim ends.
 SHAREQ_CTLD_API void claim_ended(uint32_t job_id);
 // Whether the job waits for victims it preempted (a live claim).

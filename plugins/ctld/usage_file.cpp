@@ -1,8 +1,5 @@
 #include "usage_file.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -10,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "state_file.hpp"
 
 extern "C" {
 #include "src/common/xstring.h"
@@ -129,33 +128,7 @@ Result<UsageFile> read_usage_file(const std::string& path) {
 }
 
 std::optional<std::string> write_usage_file(const std::string& path, const UsageFile& file) {
-  const std::string tmp = path + ".new";
-  const std::string text = format_usage(file);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return tmp + ": cannot create: " + std::strerror(errno);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return tmp + ": cannot write: " + why;
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return tmp + ": cannot sync: " + why;
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return path + ": cannot rename into place: " + why;
-  }
-  return std::nullopt;
+  return write_file_atomically(path, format_usage(file));
 }
 
 }  // namespace shareq::ctld

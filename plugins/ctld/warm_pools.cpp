@@ -20,6 +20,7 @@
 #include "log.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurmctld_headers.hpp"
+#include "state_file.hpp"
 #include "submit_shim.h"
 #include "warm/registry.hpp"
 #include "warm/state_format.hpp"
@@ -49,25 +50,11 @@ std::string state_path() {
   return dir.empty() ? std::string() : dir + kStateFile;
 }
 
-bool write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".new";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::fsync(fd) == 0 && ok;
-  ok = ::close(fd) == 0 && ok;
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 void save_locked() {
   const std::string path = state_path();
   if (path.empty() || !g_registry) return;
-  if (!write_atomic(path, warm::format_registry(*g_registry))) {
-    log_error("warm: cannot write %s: %s", path.c_str(), std::strerror(errno));
+  if (auto why = write_file_atomically(path, warm::format_registry(*g_registry))) {
+    log_error("warm: %s", why->c_str());
   }
 }
 

@@ -17,6 +17,7 @@
 #pragma weak last_job_update    // slurmctld-only: this plugin also loads in slurmd and clients
 #pragma weak node_record_count  // libslurmfull only; clients load this plugin through libslurm
 #pragma weak node_record_table_ptr
+#pragma weak cg_node_bitmap  // slurmctld-only
 
 namespace shareq::select {
 namespace {
@@ -222,12 +223,13 @@ void require_all_victims(List* preempted, List victims) {
 
 // The job's victims go to Slurm to preempt: until it starts, decisions see them gone and the job
 // running (reclaim_claims.hpp).
-void record_claim(const policy::PendingJob& job, const policy::FamilyRequest& request,
-                  const policy::VictimChoice& choice, time_t now) {
+void record_claim(const policy::Policy& p, const policy::PendingJob& job,
+                  const policy::FamilyRequest& request, const policy::VictimChoice& choice,
+                  time_t now) {
   policy::ReclaimClaim claim{job.id, job.share, request.family, request.amount, job.priority,
                              now,    {}};
   for (const policy::Victim& v : choice.victims) claim.victims.push_back(v.id);
-  ctld::claim_recorded(std::move(claim));
+  ctld::claim_recorded(p, claim);
 }
 
 // A job whose victims are still ending starts when they are gone, and preempts nothing more
@@ -296,12 +298,27 @@ void end_pools(const Decision& d, const std::vector<uint64_t>& pools) {
                        d.now);
 }
 
+// Whether a node of the job's partition is still COMPLETING a job that ended. The ended job no
+// longer counts in any share's usage, but Slurm gives its node out only once the job's processes
+// are gone (up to KillWait, or an epilog, later), and schedules again then.
+bool partition_has_completing_node(const job_record_t* job) {
+  const part_record_t* part = job->part_ptr;
+  return &cg_node_bitmap != nullptr && cg_node_bitmap != nullptr && part != nullptr &&
+         part->node_bitmap != nullptr && bit_overlap_any(cg_node_bitmap, part->node_bitmap);
+}
+
 // The job fits by the numbers but cons_tres found no node with room for it (`rc`): within its
 // share's quota it takes back borrowed capacity where it fits (victims.hpp, placement). cons_tres
-// preempts, among the candidates in reclaim order, only what the nodes it picks need.
+// preempts, among the candidates in reclaim order, only what the nodes it picks need. While a
+// node of its partition is completing, the capacity it fits in by the numbers may be that node's:
+// it waits for the node rather than preempt jobs for capacity that is free a moment later.
 int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
   const JobTestArgs& a = d.a;
   if (a.preemptee_candidates == nullptr) return rc;
+  if (partition_has_completing_node(a.job_ptr)) {
+    set_wait_reason(a.job_ptr, "waiting for a node to finish cleaning up after a job that ended");
+    return rc;
+  }
   std::unordered_map<uint32_t, job_record_t*> offered_by_slurm;
   ListIterator it = list_iterator_create(a.preemptee_candidates);
   while (auto* j = static_cast<job_record_t*>(list_next(it)))
@@ -328,7 +345,7 @@ int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
         chosen.victims.push_back({v->job_id, policy::PreemptKind::Reclaim});
       }
       list_iterator_destroy(t);
-      record_claim(d.job, d.request, chosen, d.now);
+      record_claim(d.p, d.job, d.request, chosen, d.now);
     }
   }
   FREE_NULL_LIST(offered);
@@ -370,7 +387,7 @@ int start_or_reclaim(const Decision& d, const policy::Ledger& ledger,
   const int rc = run_with_victims(a, choice, d.p, d.job.share, family);
   if (rc != SLURM_SUCCESS) return refuse(d, ledger, admission.reason);
   if (a.mode == SELECT_MODE_RUN_NOW && a.preemptee_job_list != nullptr) {
-    record_claim(d.job, d.request, choice, d.now);
+    record_claim(d.p, d.job, d.request, choice, d.now);
   }
   clear_wait_reason(a.job_ptr);
   return rc;

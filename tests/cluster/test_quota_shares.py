@@ -159,6 +159,35 @@ def test_a_job_within_quota_takes_back_borrowed_gpus_where_it_fits(shares):
     assert info["NodeList"] in history.stdout.split(), "it starts where the reclaimed job ran"
 
 
+def test_a_job_within_quota_waits_for_a_completing_node_instead_of_reclaiming(shares):
+    """A job end frees a node by the numbers at once, but Slurm gives the node out only once the
+    job's processes are gone (COMPLETING; here up to KillWait=5 s, the job ignores SIGTERM). A job
+    within quota that fits by the numbers must wait for that node, not reclaim borrowed GPUs on
+    another one: they would be preempted for capacity that is free a moment later."""
+    c = shares
+    c.install_shareq_conf(conf())  # p5: 32 GPUs, research and prodexp2 16 each
+    slow_to_end = gpu_job(c, "bob", "research", 8, 50, script="trap '' TERM; sleep 300")
+    c.wait_state(slow_to_end, "RUNNING")
+    borrowed = [gpu_job(c, "bob", "research", 8, 50) for _ in range(3)]
+    for job in borrowed:
+        c.wait_state(job, "RUNNING")  # research runs 32 GPUs on a quota of 16
+    owner = c.sbatch("bob", "-p", "p5", "--gres=gpu:8", "--share=prodexp2",
+                     "--share-priority=50", "--requeue", "--hold", script="sleep 300")
+    node = c.job(slow_to_end)["NodeList"]
+
+    c.run(["scancel", str(slow_to_end)])
+    wait_until("the ended job's node to be completing",
+               lambda: "COMPLETING" in (c.job_state(slow_to_end) or "")
+               or "comp" in c.run(["sinfo", "-h", "-n", node, "-o", "%T"]).stdout, timeout=10)
+    c.run(["scontrol", "release", str(owner)])  # within quota, fits by the numbers
+    c.wait_state(owner, "RUNNING", timeout=60)
+    assert c.job(owner)["NodeList"] == node, "it waited for the node that was completing"
+    for job in borrowed:
+        info = c.job(job)
+        assert restarts(c, job) == 0 and info.get("PreemptTime", "None") == "None", \
+            f"job {job} was preempted for capacity that was being freed: {info}"
+
+
 def test_a_job_end_reranks_the_queue_before_slurm_schedules_again(shares):
     """Two shares run at their quota and each has a job waiting that would borrow. One share's
     running job ends: its waiting job is now within quota. Slurm schedules at once (epilog
@@ -396,6 +425,48 @@ def test_slurmctld_restart_during_a_borrow_loses_nothing(shares):
     owner = node_job(c, "bob", "prodexp2", "sleep 1")  # decisions unchanged: it reclaims
     c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=60)
     assert sum(1 for job in fill if restarts(c, job) >= 1) == 1
+
+
+def test_slurmctld_restart_while_victims_end_keeps_the_reclaim_in_flight(shares):
+    """A reclaim in flight (its victims in their grace period) survives a slurmctld restart
+    (reclaim_claims.hpp): the restarted controller restores it, the reclaiming job starts where
+    its victims ran once they end, and nothing else is preempted, in particular not the borrower
+    that started meanwhile in a 2-GPU hole the 8-GPU reclaimer cannot use (the youngest borrowed
+    job: first in the reclaim order, were the reclaim decided afresh)."""
+    c = shares
+    grace = 40
+    c.install_shareq_conf(conf(grace=grace))  # p5: 32 GPUs, research and prodexp2 16 each
+    big = [gpu_job(c, "bob", "research", 8, 60) for _ in range(2)]
+    for job in big:
+        c.wait_state(job, "RUNNING")
+    older = [gpu_job(c, "bob", "research", 2, 60) for _ in range(4)]  # a node of 2-GPU jobs
+    for job in older:
+        c.wait_state(job, "RUNNING")
+    low = [gpu_job(c, "bob", "research", 2, 40) for _ in range(4)]  # the last node: victims
+    for job in low:
+        c.wait_state(job, "RUNNING")  # research runs 32 GPUs on a quota of 16
+    victims_node = c.job(low[0])["NodeList"]
+    late = gpu_job(c, "bob", "research", 2, 40)  # would borrow past the family's capacity
+    owner = gpu_job(c, "bob", "prodexp2", 8, 50)  # within prodexp2's quota: reclaims 8 GPUs
+    wait_until("the four priority-40 jobs to be warned",
+               lambda: all(c.job(j).get("PreemptTime", "None") != "None" for j in low),
+               timeout=30)
+    warned = time.monotonic()
+
+    c.run(["scancel", str(older[0])])  # a 2-GPU hole: the waiting borrower takes it
+    c.wait_state(late, "RUNNING", timeout=30)
+    assert c.job_state(owner) == "PENDING", "no node has 8 free GPUs before the victims end"
+    c.restart_slurmctld()
+    assert time.monotonic() - warned < grace, "restarted after the victims' grace period"
+    assert c._log_count("reclaim: restored 1 reclaim(s) in flight") >= 1
+
+    c.wait_state(owner, "RUNNING", timeout=grace + 60)
+    assert c.job(owner)["NodeList"] == victims_node, "it starts where its victims ran"
+    assert all(restarts(c, job) == 1 for job in low), "the warned victims are requeued"
+    for job in big + older[1:] + [late]:
+        info = c.job(job)
+        assert restarts(c, job) == 0 and info.get("PreemptTime", "None") == "None", \
+            f"the restarted controller preempted more than the reclaim needed: {info}"
 
 
 def test_lowering_a_quota_preempts_nothing_until_another_share_needs_it(shares):
