@@ -128,7 +128,10 @@ bool never_a_candidate(const job_record_t* job) {
 // configuration. Should an update change the job within that second, the candidates of one pass
 // may be stale; select/shareq decides afresh from the job record and hands cons_tres only its
 // own victims that are also candidates, so a stale list can delay a preemption, never widen it.
-struct PreemptorState {
+//
+// What the cached state depends on: every field takes part in the comparison (defaulted), so a
+// field added here can never be forgotten there.
+struct PreemptorKey {
   const job_record_t* job = nullptr;
   uint32_t job_id = 0;
   const part_record_t* partition = nullptr;
@@ -137,38 +140,34 @@ struct PreemptorState {
   uint64_t jobs_generation = 0;
   uint64_t claims_version = 0;
   uint64_t config_version = 0;
+  bool operator==(const PreemptorKey&) const = default;
+};
+
+struct PreemptorState {
+  PreemptorKey key;
   bool in_flight = false;          // its victims are still ending: it preempts nothing more
   std::optional<Request> request;  // nullopt: not a job shareq decides for
 };
 std::mutex g_preemptor_mutex;
 PreemptorState g_preemptor;
 
-PreemptorState state_key(const job_record_t* job, time_t now, uint64_t config_version) {
-  PreemptorState key;
-  key.job = job;
-  key.job_id = job->job_id;
-  key.partition = job->part_ptr;
-  key.now = now;
-  key.last_job_update = last_job_update;
-  key.jobs_generation = shareq::ctld::jobs_generation();
-  key.claims_version = shareq::ctld::claims_version();
-  key.config_version = config_version;
-  return key;
-}
-
-bool same_key(const PreemptorState& a, const PreemptorState& b) {
-  return a.job == b.job && a.job_id == b.job_id && a.partition == b.partition && a.now == b.now &&
-         a.last_job_update == b.last_job_update && a.jobs_generation == b.jobs_generation &&
-         a.claims_version == b.claims_version && a.config_version == b.config_version;
+PreemptorKey key_of(const job_record_t* job, time_t now, uint64_t config_version) {
+  return PreemptorKey{job,
+                      job->job_id,
+                      job->part_ptr,
+                      now,
+                      last_job_update,
+                      shareq::ctld::jobs_generation(),
+                      shareq::ctld::claims_version(),
+                      config_version};
 }
 
 // The preemptor's state, from the cache when still valid. g_preemptor_mutex held.
 const PreemptorState& preemptor_state_locked(Preemptor p, time_t now) {
   const auto config = shareq::ctld::current_config();
-  const PreemptorState key = state_key(p.job, now, config ? config->version : 0);
-  if (same_key(g_preemptor, key)) return g_preemptor;
-  g_preemptor = key;
-  g_preemptor.in_flight = shareq::ctld::reclaim_in_flight(p.job->job_id, now);
+  const PreemptorKey key = key_of(p.job, now, config ? config->version : 0);
+  if (g_preemptor.key == key) return g_preemptor;
+  g_preemptor = PreemptorState{key, shareq::ctld::reclaim_in_flight(p.job->job_id, now), {}};
   if (!g_preemptor.in_flight) g_preemptor.request = request_of(p);
   return g_preemptor;
 }
