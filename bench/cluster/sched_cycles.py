@@ -8,7 +8,7 @@ reads the main and backfill scheduler's cycle statistics from `sdiag`. Prints on
 
 Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90] [--build-dir build]
            [--cluster-dir BUILD_DIR/bench-cluster] [--port-base 16900] [--fill quota|random]
-           [--modes stock,shareq] [--shareq-sched-params PARAMS]
+           [--modes stock,shareq] [--shareq-sched-params PARAMS] [--stock-sched-params PARAMS]
        (as root, with the build dir built)
 """
 
@@ -96,7 +96,8 @@ def measure(mode, jobs, seconds, opts):
                # Slurm reads the first occurrence of a parameter, so --shareq-sched-params goes
                # first and overrides what tests/cluster adds.
                SHAREQ_SCHED_PARAMS=",".join(
-                   p for p in (opts.shareq_sched_params if mode == "shareq" else "",
+                   p for p in (opts.shareq_sched_params if mode == "shareq"
+                               else opts.stock_sched_params,
                                "sched_interval=5,bf_interval=5") if p))
     start_cluster(env)
     rng = random.Random(42)
@@ -148,6 +149,9 @@ def main():
     parser.add_argument("--shareq-sched-params", default="",
                         help="SchedulerParameters put first in shareq mode, e.g. "
                         "partition_job_depth=10 (Slurm reads the first occurrence)")
+    parser.add_argument("--stock-sched-params", default="",
+                        help="SchedulerParameters added in stock mode, e.g. partition_job_depth=4 "
+                        "to bound stock's main pass as shareq's recommended configuration does")
     opts = parser.parse_args()
     if not set(opts.modes.split(",")) <= {"stock", "shareq"}:
         parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
