@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "imagecache/image_cache.hpp"
+#include "node_paths.hpp"
 #include "submission.hpp"
 #include "warm/digest_file.hpp"
 #include "warm_tree.hpp"
@@ -23,27 +24,9 @@ namespace {
 
 using Log = const LogFn&;
 
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos || slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
-struct Paths {
-  std::string cache;  // ImageCacheDir for this node
-  std::string jobs;   // ROOT/jobs
-  std::string warm;   // ROOT/warm
-};
-
-Paths paths_of(const Config& config, const std::string& node) {
-  Paths p;
-  p.cache = node_cache_dir(config, node);
-  while (p.cache.size() > 1 && p.cache.back() == '/') p.cache.pop_back();
-  const std::string root = parent_of(p.cache);
-  p.jobs = (root == "/" ? "" : root) + "/jobs";
-  p.warm = (root == "/" ? "" : root) + "/warm";
-  return p;
-}
+// The layout's paths for `node` (node_paths.hpp).
+using Paths = NodePaths;
+Paths paths_of(const Config& config, const std::string& node) { return node_paths(config, node); }
 
 bool valid_warm_name(const std::string& name) {
   if (name.size() < 6 || name.size() > 40 || name.rfind("warm-", 0) != 0) return false;
@@ -225,15 +208,6 @@ std::vector<std::string> split_warm_names(const std::string& list) {
   return names;
 }
 
-std::string node_cache_dir(const Config& config, const std::string& node) {
-  std::string dir = config.image_cache_dir;
-  for (size_t at = dir.find("%n"); at != std::string::npos; at = dir.find("%n", at)) {
-    dir.replace(at, 2, node);
-    at += node.size();
-  }
-  return dir;
-}
-
 void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log) {
   const Paths p = paths_of(config, job.node);
   if (!ensure_root_dir(p.jobs, log) || !ensure_root_dir(p.warm, log)) return;
@@ -274,16 +248,17 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
     }
     sweep_locked(config, p, job.warm_name, job.warm_ended, now, log);
   }
-  if (!write_atomic(p.jobs + "/" + std::to_string(job.job_id), format_prepared(out))) {
-    log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + p.jobs + "/" +
-        std::to_string(job.job_id) + ": " + std::strerror(errno));
+  const std::string outcome = prepared_file(p, job.job_id);
+  if (!write_atomic(outcome, format_prepared(out))) {
+    log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + outcome + ": " +
+        std::strerror(errno));
   }
 }
 
 std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
                                       uint32_t job_id) {
   const Paths p = paths_of(config, node);
-  auto text = read_file(p.jobs + "/" + std::to_string(job_id));
+  auto text = read_file(prepared_file(p, job_id));
   if (!text) return std::nullopt;
   Prepared out;
   std::istringstream in(*text);
@@ -334,7 +309,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log)
     }
     sweep_locked(config, p, "", job.warm_ended, now, log);
   }
-  ::unlink((p.jobs + "/" + std::to_string(job.job_id)).c_str());
+  ::unlink(prepared_file(p, job.job_id).c_str());
 }
 
 }  // namespace shareq::spank_plugin::node

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "node_paths.hpp"
 #include "result.hpp"
 
 namespace shareq::spank_plugin::node {
@@ -60,9 +61,6 @@ struct Prepared {
 
 // "warm-1,warm-2" -> {"warm-1", "warm-2"}; anything that is not a warm directory name is dropped.
 std::vector<std::string> split_warm_names(const std::string& list);
-
-// ImageCacheDir with "%n" replaced by `node`.
-std::string node_cache_dir(const Config& config, const std::string& node);
 
 // The prolog. Logs through `log`; never throws.
 void job_prolog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log);

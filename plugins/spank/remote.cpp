@@ -9,6 +9,7 @@
 
 #include "config.hpp"
 #include "node_library.hpp"
+#include "node_paths.hpp"
 #include "slurm_conf_path.hpp"
 #include "submission.hpp"
 
@@ -71,9 +72,56 @@ const shareq_node_api_t* node_api(const char* phase) {
 // process, one after the other).
 std::string g_task_error;
 
+// What a step's job asks of the node side.
+struct StepNeeds {
+  std::string image;      // the job's image, or empty
+  std::string warm_name;  // a warm directory slurmctld named in the job's environment, or empty
+  bool prepared = false;  // its prolog left an outcome on this node (an image, a warm directory)
+  [[nodiscard]] bool any() const { return !image.empty() || !warm_name.empty() || prepared; }
+};
+
+std::string job_env(spank_t sp, const char* name) {
+  char value[512] = {0};
+  return spank_getenv(sp, name, value, sizeof value) == ESPANK_SUCCESS ? value : "";
+}
+
+// Whether the job's prolog left an outcome on this node: the only way a job without --image
+// gets a warm directory (slurmctld names it in the prolog's environment, not the job's). True
+// when shareq.conf cannot be read here: the node library then says why.
+bool prolog_left_an_outcome(uint32_t job_id) {
+  const ParseResult config = load_config_file(shareq_conf_path());
+  if (!config.config) return true;
+  const std::string file =
+      prepared_file(node_paths(*config.config, env("SLURMD_NODENAME")), job_id);
+  return ::access(file.c_str(), F_OK) == 0;
+}
+
+StepNeeds step_needs(spank_t sp, uint32_t job_id) {
+  StepNeeds needs;
+  // The job's spank_job_env (as accepted by slurmctld) shows as SLURM_SPANK_NAME in the job's
+  // environment; srun's own option and environment variable come before it reaches there.
+  for (const char* name :
+       {"SLURM_SPANK_SHAREQ_IMAGE", "_SLURM_SPANK_OPTION_shareq_image", "SHAREQ_IMAGE"}) {
+    needs.image = job_env(sp, name);
+    if (!needs.image.empty()) break;
+  }
+  needs.warm_name = job_env(sp, "SLURM_SPANK_SHAREQ_WARM_NAME");
+  if (needs.image.empty() && needs.warm_name.empty())
+    needs.prepared = prolog_left_an_outcome(job_id);
+  return needs;
+}
+
+uint32_t job_id_of(spank_t sp) {
+  uint32_t job_id = 0;
+  return spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS ? job_id : 0;
+}
+
 }  // namespace
 
-void preload_node_library() { (void)node_api("init"); }
+void preload_node_library(spank_t sp) {
+  const uint32_t job_id = job_id_of(sp);
+  if (job_id != 0 && step_needs(sp, job_id).any()) (void)node_api("init");
+}
 
 int job_prolog(spank_t sp) {
   JobScriptFacts facts;
@@ -96,25 +144,17 @@ int job_epilog(spank_t sp) {
 
 int task_init_privileged(spank_t sp) {
   g_task_error.clear();
-  uint32_t job_id = 0;
-  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) return 0;
-  // The job's spank_job_env (as accepted by slurmctld) shows as SLURM_SPANK_NAME in the job's
-  // environment; srun's own option and environment variable come before it reaches there.
-  char image[512] = {0};
-  const bool wants_image =
-      spank_getenv(sp, "SLURM_SPANK_SHAREQ_IMAGE", image, sizeof image) == ESPANK_SUCCESS ||
-      spank_getenv(sp, "_SLURM_SPANK_OPTION_shareq_image", image, sizeof image) == ESPANK_SUCCESS ||
-      spank_getenv(sp, "SHAREQ_IMAGE", image, sizeof image) == ESPANK_SUCCESS;
-  char warm_name[64] = {0};
-  const bool wants_warm_dir = spank_getenv(sp, "SLURM_SPANK_SHAREQ_WARM_NAME", warm_name,
-                                           sizeof warm_name) == ESPANK_SUCCESS;
+  const uint32_t job_id = job_id_of(sp);
+  if (job_id == 0) return 0;
+  const StepNeeds needs = step_needs(sp, job_id);
+  if (!needs.any()) return 0;  // nothing was prepared for it: shareq_node.so is not even loaded
   const NodeLibrary& lib = node_library();
   if (lib.api == nullptr) {
     // Logged by the step's init. A job that needs neither an image nor a warm directory runs.
-    if (wants_image) {
-      g_task_error = "image " + std::string(image) + ": " + lib.error;
-    } else if (wants_warm_dir) {
-      g_task_error = "warm directory " + std::string(warm_name) + ": " + lib.error;
+    if (!needs.image.empty()) {
+      g_task_error = "image " + needs.image + ": " + lib.error;
+    } else if (!needs.warm_name.empty()) {
+      g_task_error = "warm directory " + needs.warm_name + ": " + lib.error;
     }
     return 0;
   }
@@ -122,12 +162,12 @@ int task_init_privileged(spank_t sp) {
   const int found = lib.api->read_prepared(
       shareq_conf_path().c_str(), env("SLURMD_NODENAME").c_str(), job_id, &prepared, log_line);
   if (found < 0) {
-    if (wants_image) g_task_error = "shareq.conf cannot be read on this node";
+    if (!needs.image.empty()) g_task_error = "shareq.conf cannot be read on this node";
     return 0;
   }
   if (found == 0) {
-    if (wants_image) {
-      g_task_error = "image " + std::string(image) +
+    if (!needs.image.empty()) {
+      g_task_error = "image " + needs.image +
                      ": the node prolog did not prepare it (slurm.conf needs PrologFlags=Alloc)";
     }
     return 0;

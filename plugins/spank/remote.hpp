@@ -8,15 +8,17 @@
 
 namespace shareq::spank_plugin {
 
-// slurm_spank_init in the remote context (slurmstepd, before it forks the tasks): loads the node
-// library once for all the step's tasks, logging an error when it cannot.
-void preload_node_library();
+// slurm_spank_init in the remote context (slurmstepd, before it forks the tasks): when the step's
+// job has an image or a warm directory, loads the node library once for all the step's tasks,
+// logging an error when it cannot. Steps of other jobs never load it: with libcurl and OpenSSL
+// it costs each step 2-4 ms (bench/cluster/step_launch.py).
+void preload_node_library(spank_t sp);
 
 // slurm_spank_job_prolog / slurm_spank_job_epilog: always 0 (a failed prolog drains the node).
 int job_prolog(spank_t sp);
 int job_epilog(spank_t sp);
-// slurm_spank_task_init_privileged (root): sets SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or keeps
-// the error for task_init. Always 0.
+// slurm_spank_task_init_privileged (root): for a job with an image or a warm directory, sets
+// SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or keeps the error for task_init. Always 0.
 int task_init_privileged(spank_t sp);
 // slurm_spank_task_init (the user, stdio connected): prints the kept error to the task's stderr
 // and returns -1, which ends the task with exit code 1; else 0.

@@ -15,7 +15,8 @@ extern "C" {
 namespace shareq::spank_plugin {
 
 std::string slurm_conf_path() {
-  if (&slurm_conf != nullptr && slurm_conf.slurm_conf != nullptr && slurm_conf.slurm_conf[0] != '\0') {
+  if (&slurm_conf != nullptr && slurm_conf.slurm_conf != nullptr &&
+      slurm_conf.slurm_conf[0] != '\0') {
     return slurm_conf.slurm_conf;
   }
   if (const char* env = std::getenv("SLURM_CONF"); env != nullptr && env[0] != '\0') return env;

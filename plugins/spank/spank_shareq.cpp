@@ -48,7 +48,7 @@ extern "C" int slurm_spank_init(spank_t sp, int /*ac*/, char** /*av*/) {
           case S_CTX_ALLOCATOR:
             return shareq::spank_plugin::register_options(sp) == ESPANK_SUCCESS ? 0 : -1;
           case S_CTX_REMOTE:
-            shareq::spank_plugin::preload_node_library();
+            shareq::spank_plugin::preload_node_library(sp);
             return shareq::spank_plugin::register_options(sp) == ESPANK_SUCCESS ? 0 : -1;
           default:
             return 0;

@@ -333,6 +333,21 @@ def pool_name(c, node):
     return m.group(1) if m else ""
 
 
+def test_a_job_without_an_image_gets_its_warm_directory_in_every_step(warm):
+    """slurmctld names a job's warm directory in its prolog's environment only; the steps of a
+    job without --image find it through what the prolog left on the node (spank remote.cpp:
+    steps of jobs with neither skip loading shareq_node.so)."""
+    c = warm
+    job = sbatch_out(c, "alice", "warm-no-image.out", "-p", "p4", "-N1", "--exclusive",
+                     "--keep-alive=60",
+                     script="echo batch=$SHAREQ_WARM_DIR; srun bash -c 'echo step=$SHAREQ_WARM_DIR'")
+    c.wait_state(job, "COMPLETED")
+    out = job_out(c, "warm-no-image.out")
+    batch = re.search(r"^batch=(/\S+)$", out, re.M)
+    assert batch, f"the batch step has no SHAREQ_WARM_DIR: {out!r}"
+    assert f"step={batch.group(1)}\n" in out, f"the srun step has another or none: {out!r}"
+
+
 def test_a_two_node_pool_is_claimed_whole_by_a_matching_two_node_job(warm):
     c = warm
     publish(c, "warm-m")

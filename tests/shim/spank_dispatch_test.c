@@ -5,8 +5,9 @@
  *     every callback still succeeds, the node logs why, and only the tasks of jobs that need the
  *     node side (an image or a warm directory) fail, with that message;
  *   spank_dispatch_present_test (NODE_LIBRARY_PRESENT): a fake shareq_node.so beside it
- *     (fake_node_library.c): the client contexts never load it, the remote context does, and
- *     the tasks get what it prepared.
+ *     (fake_node_library.c): the client contexts never load it, nor do the steps of jobs with
+ *     neither an image nor a warm directory; the others load it, and their tasks get what it
+ *     prepared.
  * The node library is loaded once per process, so the tests run in the order listed. Run them by
  * their absolute path, as ctest does: like the plugin, they look for shareq_node.so beside the
  * file they were loaded from and refuse a relative one.
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include <slurm/spank.h>
@@ -144,19 +146,52 @@ static bool mapped(const char* name) {
   return found;
 }
 
+/* A private directory with shareq.conf (ImageCacheDir=DIR/%n/images), so that the prolog's
+ * outcome for job ID on node n1 is DIR/n1/jobs/ID. */
+static char g_dir[64];
+
+static void write_file(const char* path, const char* text) {
+  FILE* f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
 static int setup(void** state) {
   (void)state;
+  snprintf(g_dir, sizeof g_dir, "/tmp/shareq-dispatch-XXXXXX");
+  assert_non_null(mkdtemp(g_dir));
+  char path[256];
+  char text[256];
+  snprintf(path, sizeof path, "%s/shareq.conf", g_dir);
+  snprintf(text, sizeof text, "ImageCacheDir=%s/%%n/images\n", g_dir);
+  write_file(path, text);
   /* slurm_conf is not linked in: the plugin falls back to SLURM_CONF for shareq.conf's place. */
-  setenv("SLURM_CONF", "/etc/test-slurm/slurm.conf", 1);
+  snprintf(path, sizeof path, "%s/slurm.conf", g_dir);
+  setenv("SLURM_CONF", path, 1);
   setenv("SLURMD_NODENAME", "n1", 1);
   return 0;
 }
 
+static int teardown(void** state) {
+  (void)state;
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", g_dir);
+  return system(command) == 0 ? 0 : -1;
+}
+
 #ifndef NODE_LIBRARY_PRESENT
+
+static void remote_init_of_a_plain_job_neither_loads_nor_logs(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 41, "SLURM_SPANK_SHAREQ_SHARE=prodexp1", NULL);
+  assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
+  assert_string_equal(g_log, "");
+}
 
 static void remote_init_logs_the_missing_library_and_succeeds(void** state) {
   (void)state;
-  job(S_CTX_REMOTE, 42, NULL, NULL);
+  job(S_CTX_REMOTE, 42, "SLURM_SPANK_SHAREQ_IMAGE=llama", NULL);
   assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
   assert_true(logged("error: shareq: init: cannot load the node library /"));
   assert_true(logged("/dispatch_missing/shareq_node.so ("));
@@ -201,16 +236,28 @@ static void prolog_and_epilog_succeed_so_the_node_is_not_drained(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(remote_init_of_a_plain_job_neither_loads_nor_logs),
       cmocka_unit_test(remote_init_logs_the_missing_library_and_succeeds),
       cmocka_unit_test(an_image_jobs_task_fails_with_the_reason),
       cmocka_unit_test(a_warm_directory_jobs_task_fails_with_the_reason),
       cmocka_unit_test(a_job_without_image_or_warm_directory_runs),
       cmocka_unit_test(prolog_and_epilog_succeed_so_the_node_is_not_drained),
   };
-  return cmocka_run_group_tests(tests, setup, NULL);
+  return cmocka_run_group_tests(tests, setup, teardown);
 }
 
 #else /* NODE_LIBRARY_PRESENT */
+
+/* What the job's prolog would leave on node n1 when it prepared something for the job. */
+static void prolog_outcome(uint32_t job_id) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/n1", g_dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/n1/jobs", g_dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/n1/jobs/%u", g_dir, job_id);
+  write_file(path, "warm_dir=/warm/warm-46\n");
+}
 
 static void client_contexts_never_load_the_node_library(void** state) {
   (void)state;
@@ -225,11 +272,30 @@ static void client_contexts_never_load_the_node_library(void** state) {
   assert_string_equal(g_log, "");
 }
 
-static void remote_init_loads_it_from_the_plugins_directory(void** state) {
+/* Steps of jobs with neither an image nor a warm directory (most srun steps) skip the node
+ * library and the 2-4 ms loading it costs each step. */
+static void a_step_without_image_or_warm_directory_never_loads_it(void** state) {
   (void)state;
-  job(S_CTX_REMOTE, 42, NULL, NULL);
+  job(S_CTX_REMOTE, 41, "SLURM_SPANK_SHAREQ_SHARE=prodexp1", NULL);
+  assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), 0);
+  assert_false(mapped("shareq_node.so"));
+  assert_string_equal(g_log, "");
+}
+
+/* A job without --image whose prolog made it a warm directory: slurmctld names the directory in
+ * the prolog's environment only, so the prolog's outcome on the node is what tells. */
+static void a_step_whose_prolog_prepared_a_warm_directory_loads_it(void** state) {
+  (void)state;
+  job(S_CTX_REMOTE, 46, "SLURM_SPANK_SHAREQ_SHARE=prodexp1", NULL);
+  prolog_outcome(46);
   assert_int_equal(slurm_spank_init(sp(), 0, NULL), 0);
   assert_true(mapped("/dispatch_present/shareq_node.so"));
+  expect_string(spank_setenv, var, "SHAREQ_WARM_DIR");
+  expect_string(spank_setenv, val, "/warm/warm-46");
+  assert_int_equal(slurm_spank_task_init_privileged(sp(), 0, NULL), 0);
+  assert_int_equal(slurm_spank_task_init(sp(), 0, NULL), 0);
   assert_string_equal(g_log, "");
 }
 
@@ -265,8 +331,10 @@ static void prolog_and_epilog_pass_the_job_and_shareq_conf_beside_slurm_conf(voi
   job(S_CTX_JOB_SCRIPT, 42, NULL, NULL);
   setenv("SPANK_SHAREQ_IMAGE", "llama", 1);
   assert_int_equal(slurm_spank_job_prolog(sp(), 0, NULL), 0);
-  assert_true(logged(
-      "info: shareq: fake prolog: job 42 image llama node n1 conf /etc/test-slurm/shareq.conf"));
+  char line[256];
+  snprintf(line, sizeof line,
+           "info: shareq: fake prolog: job 42 image llama node n1 conf %s/shareq.conf", g_dir);
+  assert_true(logged(line));
   assert_int_equal(slurm_spank_job_epilog(sp(), 0, NULL), 0);
   assert_true(logged("info: shareq: fake epilog: job 42 image llama node n1"));
   unsetenv("SPANK_SHAREQ_IMAGE");
@@ -282,14 +350,15 @@ static void a_prolog_without_image_or_warm_directory_does_nothing(void** state) 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(client_contexts_never_load_the_node_library),
-      cmocka_unit_test(remote_init_loads_it_from_the_plugins_directory),
+      cmocka_unit_test(a_step_without_image_or_warm_directory_never_loads_it),
+      cmocka_unit_test(a_step_whose_prolog_prepared_a_warm_directory_loads_it),
       cmocka_unit_test(the_task_gets_what_the_prolog_prepared),
       cmocka_unit_test(the_task_fails_with_the_prologs_error),
       cmocka_unit_test(an_image_the_prolog_never_prepared_fails_the_task),
       cmocka_unit_test(prolog_and_epilog_pass_the_job_and_shareq_conf_beside_slurm_conf),
       cmocka_unit_test(a_prolog_without_image_or_warm_directory_does_nothing),
   };
-  return cmocka_run_group_tests(tests, setup, NULL);
+  return cmocka_run_group_tests(tests, setup, teardown);
 }
 
 #endif
