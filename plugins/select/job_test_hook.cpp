@@ -10,6 +10,7 @@
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
 #include "policy/warm_reclaim.hpp"
+#include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
 #include "warm_pools.hpp"
@@ -17,7 +18,6 @@
 #pragma weak last_job_update    // slurmctld-only: this plugin also loads in slurmd and clients
 #pragma weak node_record_count  // libslurmfull only; clients load this plugin through libslurm
 #pragma weak node_record_table_ptr
-#pragma weak cg_node_bitmap  // slurmctld-only
 
 namespace shareq::select {
 namespace {
@@ -298,24 +298,16 @@ void end_pools(const Decision& d, const std::vector<uint64_t>& pools) {
                        d.now);
 }
 
-// Whether a node of the job's partition is still COMPLETING a job that ended. The ended job no
-// longer counts in any share's usage, but Slurm gives its node out only once the job's processes
-// are gone (up to KillWait, or an epilog, later), and schedules again then.
-bool partition_has_completing_node(const job_record_t* job) {
-  const part_record_t* part = job->part_ptr;
-  return &cg_node_bitmap != nullptr && cg_node_bitmap != nullptr && part != nullptr &&
-         part->node_bitmap != nullptr && bit_overlap_any(cg_node_bitmap, part->node_bitmap);
-}
-
 // The job fits by the numbers but cons_tres found no node with room for it (`rc`): within its
 // share's quota it takes back borrowed capacity where it fits (victims.hpp, placement). cons_tres
 // preempts, among the candidates in reclaim order, only what the nodes it picks need. While a
-// node of its partition is completing, the capacity it fits in by the numbers may be that node's:
-// it waits for the node rather than preempt jobs for capacity that is free a moment later.
+// node of its partition is completing a job that just ended, the capacity it fits in by the
+// numbers may be that node's: it waits for the node rather than preempt jobs for capacity that
+// is free a moment later (recent_ends.hpp).
 int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
   const JobTestArgs& a = d.a;
   if (a.preemptee_candidates == nullptr) return rc;
-  if (partition_has_completing_node(a.job_ptr)) {
+  if (partition_completing_a_recent_end(a.job_ptr->part_ptr, d.now)) {
     set_wait_reason(a.job_ptr, "waiting for a node to finish cleaning up after a job that ended");
     return rc;
   }

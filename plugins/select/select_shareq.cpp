@@ -9,6 +9,7 @@
 #include "boundary.hpp"
 #include "cons_tres.hpp"
 #include "job_test_hook.hpp"
+#include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
 #include "warm_pools.hpp"
@@ -200,6 +201,15 @@ extern "C" int select_p_job_signal(job_record_t* job_ptr, int signal) {
 
 extern "C" int select_p_job_fini(job_record_t* job_ptr) {
   const int rc = released(ops().job_fini(job_ptr), job_ptr);
+  if (running_in_slurmctld()) {
+    guarded(
+        0,
+        [&] {
+          shareq::select::job_ended(job_ptr, time(nullptr));
+          return 0;
+        },
+        [](const char* what) { report("job_fini (recent ends)", what); });
+  }
   tell_warm_pools("job_fini (warm pools)",
                   [&](time_t now) { shareq::ctld::warm_job_ended(job_ptr, now); });
   return rc;
