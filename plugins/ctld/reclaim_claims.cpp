@@ -128,6 +128,22 @@ void claim_ended(uint32_t job_id) {
   }
 }
 
+void claims_keep_pending(std::vector<uint32_t> pending) {
+  std::sort(pending.begin(), pending.end());
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  load_locked();
+  const size_t before = g_claims.size();
+  std::erase_if(g_claims, [&](const policy::NamedClaim& c) {
+    if (std::binary_search(pending.begin(), pending.end(), c.job)) return false;
+    log_info(
+        "reclaim: JobId=%u is no longer pending; the capacity it reclaimed is no longer "
+        "counted as its own",
+        c.job);
+    return true;
+  });
+  if (g_claims.size() != before) save_locked();
+}
+
 bool reclaim_in_flight(uint32_t job_id, int64_t now) {
   const auto config = current_config();
   const std::lock_guard<std::mutex> lock(g_mutex);

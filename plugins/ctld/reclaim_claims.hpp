@@ -3,7 +3,8 @@
 // select/shareq records a claim when a job's victims are handed to Slurm to preempt, and ends it
 // when the job starts (select_p_job_begin). A claim that outlives the time its victims can take
 // to end (PreemptGraceTime + KillWait + 2 x MessageTimeout + 10 s) is dropped: the job is then
-// decided afresh, as is one that was cancelled or held meanwhile.
+// decided afresh, as is one that was held meanwhile. A claimant that is no longer pending
+// (cancelled) loses its claim at the next pass of priority/shareq (claims_keep_pending).
 //
 // Claims are kept by share and family name (a reconfiguration may renumber them) and saved in
 // StateSaveLocation/shareq_reclaim_claims at every change, so that a slurmctld restart while
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "config_state.hpp"
 #include "ctld_api.hpp"
@@ -28,6 +30,10 @@ SHAREQ_CTLD_API void claim_recorded(const policy::Policy& policy,
                                     const policy::ReclaimClaim& claim);
 // The job started (or is gone): its claim ends.
 SHAREQ_CTLD_API void claim_ended(uint32_t job_id);
+// Drops the claims of jobs that are no longer pending (`pending`: every pending job's id, any
+// order), such as a claimant cancelled while its victims end: it no longer counts as running.
+// priority/shareq calls it from every pass over the pending jobs (job write lock held).
+SHAREQ_CTLD_API void claims_keep_pending(std::vector<uint32_t> pending);
 // Whether the job waits for victims it preempted (a live claim).
 SHAREQ_CTLD_API bool reclaim_in_flight(uint32_t job_id, int64_t now);
 // Changes with every claim recorded, ended or expired (expiry is seen at the next call of

@@ -12,6 +12,7 @@
 #include "config_state.hpp"
 #include "log.hpp"
 #include "pending_priorities.hpp"
+#include "reclaim_claims.hpp"
 #include "policy/ordering.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
@@ -136,9 +137,11 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   const auto ranked = current_ranks(config);
   const policy::Ledger& ledger = ranked->snapshot->ledger();
   std::vector<int> highest(config->policy.share_count(), -1);
+  std::vector<uint32_t> pending_ids;
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
+    pending_ids.push_back(job->job_id);
     const auto p = ctld::pending_job(*config, job);
     if (p && p->share < highest.size()) {
       highest[p->share] = std::max(highest[p->share], p->priority);
@@ -148,6 +151,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   }
   list_iterator_destroy(it);
   ctld::publish_pending_priorities(config->version, std::move(highest));
+  ctld::claims_keep_pending(std::move(pending_ids));
 }
 
 // The locks under which pending jobs are ranked: jobs written (their priorities), nodes and

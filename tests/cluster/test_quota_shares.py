@@ -469,6 +469,34 @@ def test_slurmctld_restart_while_victims_end_keeps_the_reclaim_in_flight(shares)
             f"the restarted controller preempted more than the reclaim needed: {info}"
 
 
+def test_a_reclaiming_job_cancelled_while_its_victim_ends_no_longer_holds_the_capacity(shares):
+    """A job that preempted its victim counts as running until it starts (reclaim_claims.hpp).
+    Cancelled while the victim is in its grace period, it must stop counting at the next pass
+    over the queue. Otherwise the next job of its share would see the share's quota as used and
+    wait until the reclaim timed out (grace + KillWait + 2 x MessageTimeout + 10 s)."""
+    c = shares
+    grace = 30
+    c.install_shareq_conf(conf(q1=3, q2=1, grace=grace))
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]  # prodexp1 borrows 1
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    first = node_job(c, "bob", "prodexp2")  # within prodexp2's quota of 1: reclaims
+    wait_until("a borrowed job to be warned",
+               lambda: any(c.job(j).get("PreemptTime", "None") != "None" for j in fill),
+               timeout=30)
+    warned = time.monotonic()
+    c.run(["scancel", str(first)])
+    wait_until("the cancelled job's reclaim to be dropped",
+               lambda: c._log_count(f"reclaim: JobId={first} is no longer pending") >= 1,
+               timeout=20)
+
+    second = node_job(c, "bob", "prodexp2")  # within quota again: takes the warned job's node
+    c.wait_state(second, "RUNNING", timeout=grace + 30)
+    lifetime = grace + 5 + 2 * 10 + 10  # KillWait=5, MessageTimeout=10 on the test cluster
+    assert time.monotonic() - warned < lifetime, "it waited for the dropped reclaim to time out"
+    assert sum(1 for job in fill if restarts(c, job) >= 1) == 1, "one borrowed job reclaimed"
+
+
 def test_lowering_a_quota_preempts_nothing_until_another_share_needs_it(shares):
     c = shares
     c.install_shareq_conf(conf(q1=3, q2=1))
