@@ -1,9 +1,7 @@
 #include "reclaim_claims.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 #include "log.hpp"
@@ -14,7 +12,7 @@
 namespace shareq::ctld {
 namespace {
 
-constexpr const char* kStateFile = "/shareq_reclaim_claims";
+constexpr const char* kStateFile = "shareq_reclaim_claims";
 
 std::mutex g_mutex;
 bool g_loaded = false;                     // the state file was read (once per process)
@@ -29,22 +27,15 @@ std::shared_ptr<const RunningSnapshot> g_decision;
 // keyed by generation (preempt/shareq's victim order) never mistakes one for another.
 uint64_t g_generation = uint64_t{1} << 62;
 
-std::string state_path() {
-  const std::string dir = state_save_location();
-  return dir.empty() ? std::string() : dir + kStateFile;
-}
-
 // Reads the claims a previous slurmctld left, once. g_mutex held.
 void load_locked() {
   if (g_loaded) return;
   g_loaded = true;
-  const std::string path = state_path();
+  const std::string path = state_file_path(kStateFile);
   if (path.empty()) return;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return;  // none saved
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto parsed = policy::parse_claims(text.str());
+  const std::optional<std::string> text = read_state_file(path);
+  if (!text) return;  // none saved
+  auto parsed = policy::parse_claims(*text);
   if (!parsed) {
     log_error("reclaim: %s: %s; the jobs that were waiting for their victims are decided afresh",
               path.c_str(), parsed.error().to_string().c_str());
@@ -62,7 +53,7 @@ void load_locked() {
 // decided afresh anyway).
 void save_locked() {
   ++g_version;
-  const std::string path = state_path();
+  const std::string path = state_file_path(kStateFile);
   if (path.empty()) return;
   if (auto why =
           write_file_atomically(path, policy::format_claims(g_claims), Durability::ProcessCrash)) {
@@ -72,7 +63,7 @@ void save_locked() {
 
 int64_t claim_lifetime_s(const LoadedConfig* config) {
   const int64_t grace = config != nullptr ? config->policy.preempt_grace_time_s : 0;
-  return std::max<int64_t>(grace, 0) + kill_wait_s() + 2 * msg_timeout_s() + 10;
+  return std::max<int64_t>(grace, 0) + job_end_allowance_s();
 }
 
 // Drops the claims whose victims have had all the time they can take. g_mutex held.
@@ -129,9 +120,10 @@ void claim_ended(uint32_t job_id) {
 }
 
 void claims_keep_pending(std::vector<uint32_t> pending) {
-  std::sort(pending.begin(), pending.end());
   const std::lock_guard<std::mutex> lock(g_mutex);
   load_locked();
+  if (g_claims.empty()) return;  // the common case: no sort on every re-ranking
+  std::sort(pending.begin(), pending.end());
   const size_t before = g_claims.size();
   std::erase_if(g_claims, [&](const policy::NamedClaim& c) {
     if (std::binary_search(pending.begin(), pending.end(), c.job)) return false;

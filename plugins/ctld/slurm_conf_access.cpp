@@ -16,8 +16,8 @@ int64_t decay_half_life_s() { return slurm_conf.priority_decay_hl; }
 
 int64_t priority_calc_period_s() { return slurm_conf.priority_calc_period; }
 
-int64_t kill_wait_s() { return slurm_conf.kill_wait; }
-
-int64_t msg_timeout_s() { return slurm_conf.msg_timeout; }
+int64_t job_end_allowance_s() {
+  return int64_t{slurm_conf.kill_wait} + 2 * int64_t{slurm_conf.msg_timeout} + 10;
+}
 
 }  // namespace shareq::ctld

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace shareq::ctld {
 
@@ -39,6 +41,14 @@ std::optional<std::string> write_file_atomically(const std::string& path, const 
     return path + ": cannot rename into place: " + why;
   }
   return std::nullopt;
+}
+
+std::optional<std::string> read_state_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return std::move(text).str();
 }
 
 }  // namespace shareq::ctld

@@ -9,12 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "config_state.hpp"
 #include "log.hpp"
@@ -28,7 +26,7 @@
 namespace shareq::ctld {
 namespace {
 
-constexpr const char* kStateFile = "/shareq_warm_pools";
+constexpr const char* kStateFile = "shareq_warm_pools";
 constexpr const char* kExtraPrefix = "shareq:";
 
 std::mutex g_mutex;  // guards everything below; innermost lock
@@ -45,10 +43,7 @@ std::atomic<int64_t> g_waiting_pools{-1};
 
 void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now);
 
-std::string state_path() {
-  const std::string dir = state_save_location();
-  return dir.empty() ? std::string() : dir + kStateFile;
-}
+std::string state_path() { return state_file_path(kStateFile); }
 
 void save_locked() {
   const std::string path = state_path();
@@ -65,11 +60,8 @@ warm::WarmPoolRegistry* registry_locked() {
   const warm::WarmSettings settings = warm::WarmSettings::from_config(config->config());
   if (!g_registry) {
     const std::string path = state_path();
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream text;
-      text << in.rdbuf();
-      auto parsed = warm::parse_registry(text.str(), settings);
+    if (const std::optional<std::string> text = read_state_file(path)) {
+      auto parsed = warm::parse_registry(*text, settings);
       if (parsed) {
         g_registry.emplace(std::move(parsed).value());
         log_info("warm: restored %zu warm pool(s) from %s", g_registry->pools().size(),

@@ -33,7 +33,7 @@ constexpr int64_t kDefaultPeriod = 5;
 // the next waits (kRerankDuty - 1) * d. A few milliseconds with 5,000 pending jobs; on a queue
 // where that is long, changes coalesce into fewer re-rankings instead of holding the job lock.
 constexpr int kRerankDuty = 10;
-constexpr const char* kStateFile = "/shareq_usage";
+constexpr const char* kStateFile = "shareq_usage";
 
 std::mutex g_mutex;  // guards the flags below; never held while taking Slurm's locks
 std::condition_variable g_wake;
@@ -43,10 +43,7 @@ bool g_jobs_changed = false;  // a job started or ended since the pending jobs w
 std::thread g_thread;
 std::atomic<int64_t> g_last_accrual{0};
 
-std::string state_path() {
-  const std::string dir = ctld::state_save_location();
-  return dir.empty() ? std::string() : dir + kStateFile;
-}
+std::string state_path() { return ctld::state_file_path(kStateFile); }
 
 // Whether `f` already holds exactly what shareq_fill_priority_factors writes for `parts`.
 bool holds_factors(const priority_factors_object_t& f, const shareq_priority_parts_t& parts) {

@@ -19,11 +19,9 @@ struct Ended {
 std::mutex g_mutex;
 std::vector<Ended> g_ended;  // oldest first
 
-time_t worth_waiting_s() { return ctld::kill_wait_s() + 2 * ctld::msg_timeout_s() + 10; }
-
 // Forgets the ends older than the time worth waiting. g_mutex held.
 void prune_locked(time_t now) {
-  const time_t oldest = now - worth_waiting_s();
+  const time_t oldest = now - ctld::job_end_allowance_s();
   const auto kept =
       std::find_if(g_ended.begin(), g_ended.end(), [&](const Ended& e) { return e.at >= oldest; });
   g_ended.erase(g_ended.begin(), kept);

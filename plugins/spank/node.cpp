@@ -24,10 +24,6 @@ namespace {
 
 using Log = const LogFn&;
 
-// The layout's paths for `node` (node_paths.hpp).
-using Paths = NodePaths;
-Paths paths_of(const Config& config, const std::string& node) { return node_paths(config, node); }
-
 bool valid_warm_name(const std::string& name) {
   if (name.size() < 6 || name.size() > 40 || name.rfind("warm-", 0) != 0) return false;
   for (size_t i = 5; i < name.size(); ++i) {
@@ -120,7 +116,7 @@ std::optional<WarmState> read_state(const std::string& path) {
   return s;
 }
 
-std::optional<imagecache::ImageCache> open_cache(const Config& config, const Paths& p,
+std::optional<imagecache::ImageCache> open_cache(const Config& config, const NodePaths& p,
                                                  std::string* why) {
   imagecache::CacheOptions options = imagecache::CacheOptions::from_config(config);
   options.cache_dir = p.cache;
@@ -136,7 +132,7 @@ std::optional<imagecache::ImageCache> open_cache(const Config& config, const Pat
 
 // Removes warm directories whose deadline passed, and those of pools slurmctld ended early
 // (`ended`) that no job uses, and unpins their images. Lock held.
-void sweep_locked(const Config& config, const Paths& p, const std::string& keep,
+void sweep_locked(const Config& config, const NodePaths& p, const std::string& keep,
                   const std::vector<std::string>& ended, int64_t now, Log log) {
   DIR* dir = ::opendir(p.warm.c_str());
   if (dir == nullptr) return;
@@ -171,7 +167,7 @@ void sweep_locked(const Config& config, const Paths& p, const std::string& keep,
 }
 
 // Creates or reopens the job's warm directory; "" on success, else the error.
-std::string open_warm_dir(const Paths& p, const JobFacts& job, const std::string& digest) {
+std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest) {
   const std::string dir = p.warm + "/" + job.warm_name;
   struct stat st {};
   if (::lstat(dir.c_str(), &st) == 0) {
@@ -209,7 +205,7 @@ std::vector<std::string> split_warm_names(const std::string& list) {
 }
 
 void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log) {
-  const Paths p = paths_of(config, job.node);
+  const NodePaths p = node_paths(config, job.node);
   if (!ensure_root_dir(p.jobs, log) || !ensure_root_dir(p.warm, log)) return;
   Prepared out;
   if (!job.image.empty()) {
@@ -257,7 +253,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
 
 std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
                                       uint32_t job_id) {
-  const Paths p = paths_of(config, node);
+  const NodePaths p = node_paths(config, node);
   auto text = read_file(prepared_file(p, job_id));
   if (!text) return std::nullopt;
   Prepared out;
@@ -277,7 +273,7 @@ std::optional<Prepared> read_prepared(const Config& config, const std::string& n
 }
 
 void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log) {
-  const Paths p = paths_of(config, job.node);
+  const NodePaths p = node_paths(config, job.node);
   const auto prepared = read_prepared(config, job.node, job.job_id);
   std::optional<imagecache::ImageCache> cache;
   const std::string digest = prepared ? prepared->digest : "";
