@@ -12,7 +12,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 
 #include "config_state.hpp"
 #include "log.hpp"
@@ -33,10 +32,6 @@ std::mutex g_mutex;  // guards everything below; innermost lock
 std::optional<warm::WarmPoolRegistry> g_registry;
 uint64_t g_config_version = 0;
 std::map<warm::PoolId, int64_t> g_reserved_since;  // when each reserved pool began to wait
-// Warm directories of pools that ended before their deadline, by node: the next job starting on
-// the node has its prolog remove them (SHAREQ_WARM_ENDED). name -> the pool's deadline, after
-// which the node's own sweep removes it anyway.
-std::map<std::string, std::map<std::string, int64_t>> g_ended_early;
 // Waiting pools, read without the mutex by the select hook's fast path; -1 until the registry
 // is loaded (then the slow path loads it).
 std::atomic<int64_t> g_waiting_pools{-1};
@@ -174,33 +169,25 @@ void append_admin_word(job_record_t* job, const std::string& word) {
   job->admin_comment = xstrdup(text.c_str());
 }
 
-// Logs the pools that ended and remembers, node by node, the warm directories of those that
-// ended before their deadline. g_mutex held.
-void log_ended(const std::vector<warm::WarmPool>& ended, int64_t now) {
-  for (const warm::WarmPool& pool : ended) {
-    log_info("warm: %s", warm::describe(pool).c_str());
-    if (pool.expires_at <= now) continue;
-    for (const std::string& node : pool.nodes) {
-      g_ended_early[node]["warm-" + std::to_string(pool.origin_job)] = pool.expires_at;
-    }
-  }
+void log_ended(const std::vector<warm::WarmPool>& ended) {
+  for (const warm::WarmPool& pool : ended) log_info("warm: %s", warm::describe(pool).c_str());
 }
 
-// The warm directories on `nodes` that the starting job's prolog removes ("" when none); they
-// are forgotten here. g_mutex held.
-std::string take_ended_early(const std::vector<std::string>& nodes, int64_t now) {
-  std::set<std::string> names;
-  for (const std::string& node : nodes) {
-    const auto it = g_ended_early.find(node);
-    if (it == g_ended_early.end()) continue;
-    for (const auto& [name, until] : it->second) {
-      if (until > now) names.insert(name);
-    }
-    g_ended_early.erase(it);
-  }
+// The starting job's prolog removes the warm directories on its nodes of pools that ended
+// before their deadline (the registry keeps them, in its state file too, so a restart of
+// slurmctld loses none). True when there were some.
+bool pass_ended_early(job_record_t* job, warm::WarmPoolRegistry& reg,
+                      const std::vector<std::string>& nodes, int64_t now) {
   std::string list;
-  for (const std::string& name : names) list += (list.empty() ? "" : ",") + name;
-  return list;
+  for (const std::string& name : reg.take_ended_early(nodes, now)) {
+    list += (list.empty() ? "" : ",") + name;
+  }
+  if (list.empty()) {
+    shareq_env_unset(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_ENDED");
+    return false;
+  }
+  shareq_env_set(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_ENDED", list.c_str());
+  return true;
 }
 
 warm::EndCause end_cause(job_record_t* job) {
@@ -329,7 +316,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
     auto claimed = reg->claim(match->id, pending, now);
     if (claimed) {
       const warm::WarmPool& pool = claimed.value();
-      warm_name = "warm-" + std::to_string(pool.origin_job);
+      warm_name = warm::node_warm_name(pool.origin_job);
       set_system_comment(job, "shareq: warm start on " + pool.name() + " (origin job " +
                                   std::to_string(pool.origin_job) + ", key " +
                                   pool.key.to_string() + ")");
@@ -340,9 +327,9 @@ void warm_job_started(job_record_t* job, int64_t now) {
   }
   if (warm_name.empty()) {
     const auto taken = reg->on_nodes_taken(job->job_id, nodes);
-    log_ended(taken, now);
+    log_ended(taken);
     changed = changed || !taken.empty();
-    if (keep_alive_of(job) > 0) warm_name = "warm-" + std::to_string(job->job_id);
+    if (keep_alive_of(job) > 0) warm_name = warm::node_warm_name(job->job_id);
     if (keep_alive_of(job) > 0 || !env_value(job, "SHAREQ_IMAGE").empty()) {
       set_system_comment(job, "shareq: cold start (no matching warm pool)");
     }
@@ -353,13 +340,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
     shareq_env_set(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_NAME",
                    warm_name.c_str());
   }
-  const std::string ended_early = take_ended_early(nodes, now);
-  if (ended_early.empty()) {
-    shareq_env_unset(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_ENDED");
-  } else {
-    shareq_env_set(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_ENDED",
-                   ended_early.c_str());
-  }
+  if (pass_ended_early(job, *reg, nodes, now)) changed = true;
   if (changed) {
     save_locked();
     publish_locked(*reg, now);
@@ -385,7 +366,7 @@ void warm_job_ended(job_record_t* job, int64_t now) {
   if (!on_pool && ended.keep_alive_s <= 0) return;
   const warm::EndCause cause = end_cause(job);
   const auto result = reg->on_job_end(ended, cause, now);
-  log_ended(result.ended, now);
+  log_ended(result.ended);
   if (result.pool) {
     const warm::WarmPool& pool = *result.pool;
     append_system_comment(
@@ -407,7 +388,7 @@ void warm_end_pools(const std::vector<uint64_t>& ids, const std::string& reason,
     if (auto pool = reg->terminate(id, reason)) ended.push_back(std::move(*pool));
   }
   if (ended.empty()) return;
-  log_ended(ended, now);
+  log_ended(ended);
   save_locked();
   publish_locked(*reg, now);
 }
@@ -448,7 +429,7 @@ void warm_periodic(int64_t now) {
   for (const warm::PoolId id : pools_ended_by_admin(*reg)) {
     if (auto pool = reg->terminate(id, "ended by an admin")) ended.push_back(std::move(*pool));
   }
-  log_ended(ended, now);
+  log_ended(ended);
   bool nodes_changed = false;
   for (int i = 0; i < node_record_count; ++i) {
     node_record_t* node = node_record_table_ptr[i];
@@ -473,7 +454,6 @@ void warm_unload() {
   g_registry.reset();
   g_config_version = 0;
   g_reserved_since.clear();
-  g_ended_early.clear();
   g_waiting_pools.store(-1, std::memory_order_release);
 }
 

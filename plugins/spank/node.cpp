@@ -17,20 +17,13 @@
 #include "node_paths.hpp"
 #include "submission.hpp"
 #include "warm/digest_file.hpp"
+#include "warm/pool.hpp"
 #include "warm_tree.hpp"
 
 namespace shareq::spank_plugin::node {
 namespace {
 
 using Log = const LogFn&;
-
-bool valid_warm_name(const std::string& name) {
-  if (name.size() < 6 || name.size() > 40 || name.rfind("warm-", 0) != 0) return false;
-  for (size_t i = 5; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return false;
-  }
-  return true;
-}
 
 // Creates `dir` (and parents) root-owned 0755; false with a log line on failure.
 bool ensure_root_dir(const std::string& dir, Log log) {
@@ -147,7 +140,7 @@ void sweep_locked(const Config& config, const NodePaths& p, const std::string& k
   ::closedir(dir);
   std::optional<imagecache::ImageCache> cache;
   for (const std::string& name : names) {
-    if (name == keep || !valid_warm_name(name)) continue;
+    if (name == keep || !warm::is_node_warm_name(name)) continue;
     const std::string state_path = p.warm + "/" + name + ".state";
     const auto state = read_state(state_path);
     const bool ended_early = std::find(ended.begin(), ended.end(), name) != ended.end();
@@ -198,7 +191,7 @@ std::vector<std::string> split_warm_names(const std::string& list) {
   while (start <= list.size()) {
     const size_t comma = std::min(list.find(',', start), list.size());
     std::string name = list.substr(start, comma - start);
-    if (valid_warm_name(name)) names.push_back(std::move(name));
+    if (warm::is_node_warm_name(name)) names.push_back(std::move(name));
     start = comma + 1;
   }
   return names;
@@ -238,7 +231,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
   }
   {
     WarmLock lock(p.warm);
-    if (out.error.empty() && valid_warm_name(job.warm_name)) {
+    if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
       out.error = open_warm_dir(p, job, out.digest);
       if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
     }
@@ -283,7 +276,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log)
   }
   {
     WarmLock lock(p.warm);
-    if (valid_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty()) {
+    if (warm::is_node_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty()) {
       const std::string state_path = p.warm + "/" + job.warm_name + ".state";
       const auto old = read_state(state_path);
       const int64_t until = now + std::max<int64_t>(job.keep_alive_s, 0);

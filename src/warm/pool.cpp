@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "text.hpp"
+
 namespace shareq::warm {
 namespace {
 
@@ -27,6 +29,15 @@ std::optional<JobId> WarmPool::current_job() const {
 }
 
 std::string WarmPool::name() const { return "wp-" + std::to_string(id); }
+
+std::string node_warm_name(JobId origin_job) { return "warm-" + std::to_string(origin_job); }
+
+bool is_node_warm_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "warm-";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  const text::Number id = text::parse_decimal(name.substr(kPrefix.size()), UINT32_MAX);
+  return id.status == text::NumberStatus::Ok && id.value >= 1;
+}
 
 std::string pool_warm_dir(std::string_view root, PoolId id) {
   return std::string(root) + "/wp-" + std::to_string(id);

@@ -57,6 +57,12 @@ struct WarmPool {
   [[nodiscard]] std::string name() const;
 };
 
+// "warm-17": the name of the node-local directory that the pool made by job 17 keeps from job to
+// job on each of its nodes (the job environment's SHAREQ_WARM_NAME).
+std::string node_warm_name(JobId origin_job);
+// True for what node_warm_name makes: "warm-" and a job id, 1..4294967295.
+bool is_node_warm_name(std::string_view name);
+
 // ROOT/wp-ID. Precondition: root is an absolute path without a trailing '/'.
 std::string pool_warm_dir(std::string_view root, PoolId id);
 

@@ -1,6 +1,7 @@
 #include "warm/registry.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace shareq::warm {
@@ -74,9 +75,11 @@ bool matches(const WarmPool& pool, const PendingJob& job) {
 }
 
 Result<WarmPoolRegistry> WarmPoolRegistry::restore(WarmSettings settings, PoolId next_id,
-                                                   std::vector<WarmPool> pools) {
+                                                   std::vector<WarmPool> pools,
+                                                   EndedEarly ended_early) {
   WarmPoolRegistry registry(std::move(settings));
   registry.next_id_ = next_id;
+  registry.ended_early_ = std::move(ended_early);
   std::set<std::string> seen;
   std::set<JobId> running;
   for (WarmPool& pool : pools) {
@@ -106,6 +109,11 @@ WarmPool WarmPoolRegistry::end_pool(PoolId id, PoolStatus status, std::string re
   WarmPool pool = std::move(node.mapped());
   pool.status = status;
   pool.end_reason = std::move(reason);
+  // Every ended pool is noted; those that ended at their deadline are dropped by the next
+  // expire() and never handed out by take_ended_early().
+  for (const std::string& node : pool.nodes) {
+    ended_early_[node][node_warm_name(pool.origin_job)] = pool.expires_at;
+  }
   return pool;
 }
 
@@ -223,7 +231,25 @@ std::vector<WarmPool> WarmPoolRegistry::expire(Time now) {
   }
   std::vector<WarmPool> ended;
   for (PoolId id : ids) ended.push_back(end_pool(id, PoolStatus::Expired, "keep-alive ran out"));
+  for (auto node = ended_early_.begin(); node != ended_early_.end();) {
+    std::erase_if(node->second, [now](const auto& entry) { return entry.second <= now; });
+    node = node->second.empty() ? ended_early_.erase(node) : std::next(node);
+  }
   return ended;
+}
+
+std::vector<std::string> WarmPoolRegistry::take_ended_early(const std::vector<std::string>& nodes,
+                                                            Time now) {
+  std::set<std::string> names;
+  for (const std::string& node : nodes) {
+    const auto it = ended_early_.find(node);
+    if (it == ended_early_.end()) continue;
+    for (const auto& [name, until] : it->second) {
+      if (until > now) names.insert(name);
+    }
+    ended_early_.erase(it);
+  }
+  return {names.begin(), names.end()};
 }
 
 std::optional<WarmPool> WarmPoolRegistry::terminate(PoolId id, std::string reason) {

@@ -47,15 +47,20 @@ struct WarmSettings {
                                   std::string_view warm_dir_root = kDefaultWarmDirRoot);
 };
 
+// The node-local warm directories of pools that ended before their deadline, by node:
+// node -> (directory name, node_warm_name() -> the pool's deadline). The prolog of the next job
+// starting on the node removes them; after the deadline the node's own sweep does.
+using EndedEarly = std::map<std::string, std::map<std::string, Time>>;
+
 class WarmPoolRegistry {
  public:
   explicit WarmPoolRegistry(WarmSettings settings = {}) : settings_(std::move(settings)) {}
 
-  // Rebuilds a registry from saved pools (what parse_registry calls). Errors: a pool not live,
-  // ids repeated or not below next_id, a node in two pools, a pool without nodes, an InUse pool
-  // without a running job, expires_at before created.
+  // Rebuilds a registry from saved pools and ended_early() (what parse_registry calls). Errors:
+  // a pool not live, ids repeated or not below next_id, a node in two pools, a pool without
+  // nodes, an InUse pool without a running job, expires_at before created.
   static Result<WarmPoolRegistry> restore(WarmSettings settings, PoolId next_id,
-                                          std::vector<WarmPool> pools);
+                                          std::vector<WarmPool> pools, EndedEarly ended_early = {});
 
   [[nodiscard]] const WarmSettings& settings() const { return settings_; }
   // After a reconfigure: new pools use the new settings; live pools keep their key and
@@ -86,6 +91,7 @@ class WarmPoolRegistry {
   Result<WarmPool> claim(PoolId id, const PendingJob& job, Time now);
 
   // Waiting pools whose expires_at <= now become Expired, leave, and are returned (by id).
+  // Entries of ended_early() past their deadline are dropped.
   std::vector<WarmPool> expire(Time now);
 
   // Ends a live pool (Terminated, with `reason`); nullopt when there is none with that id.
@@ -95,6 +101,12 @@ class WarmPoolRegistry {
   // A job that did not claim a pool started on `nodes` (prefer mode lets it when nothing else
   // fits): waiting pools holding any of them end (Terminated). Returned by id.
   std::vector<WarmPool> on_nodes_taken(JobId job, const std::vector<std::string>& nodes);
+
+  // A job starts on `nodes`: the warm directories there of pools that ended before their
+  // deadline, sorted, each once, for its prolog to remove. Forgotten here, as are those past
+  // their deadline (the node's own sweep removes them).
+  std::vector<std::string> take_ended_early(const std::vector<std::string>& nodes, Time now);
+  [[nodiscard]] const EndedEarly& ended_early() const { return ended_early_; }
 
   // Reserve mode: the waiting, unexpired pools, by id. Their nodes count against their owner's
   // share (its usage in the policy ledger, and fair-share usage) until a matching job claims
@@ -119,6 +131,7 @@ class WarmPoolRegistry {
   WarmSettings settings_;
   std::map<PoolId, WarmPool> pools_;
   PoolId next_id_ = 1;
+  EndedEarly ended_early_;
 };
 
 // True when `job`, for one of its partitions, has the pool's key.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <span>
 
 #include "text.hpp"
 #include "warm/digest_file.hpp"
@@ -14,6 +15,7 @@ constexpr std::string_view kHeader = "shareq-warm-pools ";
 constexpr std::array<std::string_view, 14> kPoolKeys = {
     "id",  "status",  "created",   "expires", "origin", "reused", "user",
     "uid", "account", "partition", "image",   "nodes",  "match",  "dir"};
+constexpr std::array<std::string_view, 3> kEndedKeys = {"node", "name", "until"};
 constexpr std::array<std::string_view, 5> kMatchNames = {"image", "account", "user", "partition",
                                                          "nodes"};
 
@@ -72,6 +74,17 @@ std::string format_pool(const WarmPool& pool) {
   out += " match=" + match_fields_string(pool.match);
   out += " dir=" + encode(pool.warm_dir);
   return out + "\n";
+}
+
+std::string format_ended(const EndedEarly& ended) {
+  std::string out;
+  for (const auto& [node, names] : ended) {
+    for (const auto& [name, until] : names) {
+      out += "ended node=" + encode(node) + " name=" + encode(name) +
+             " until=" + std::to_string(until) + "\n";
+    }
+  }
+  return out;
 }
 
 // ---- parsing: every helper returns an Error message without the "line N: " prefix ----
@@ -171,20 +184,21 @@ Result<bool> check_dir(std::string_view dir, PoolId id) {
 
 using Fields = std::map<std::string_view, std::string_view>;
 
-Result<Fields> split_fields(std::string_view line) {
+// The fields of one record, which must have exactly `keys`, each once.
+Result<Fields> split_fields(std::string_view line, std::span<const std::string_view> keys) {
   Fields fields;
   for (std::string_view token : text::split(line, ' ')) {
     const size_t eq = token.find('=');
     if (eq == std::string_view::npos) return Error{"", text::quote(token) + " is not key=value"};
     const std::string_view key = token.substr(0, eq);
-    if (std::find(kPoolKeys.begin(), kPoolKeys.end(), key) == kPoolKeys.end()) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       return Error{"", "unknown key " + text::quote(key)};
     }
     if (!fields.emplace(key, token.substr(eq + 1)).second) {
       return Error{"", std::string(key) + ": appears twice"};
     }
   }
-  for (std::string_view key : kPoolKeys) {
+  for (std::string_view key : keys) {
     if (fields.count(key) == 0) return Error{"", std::string(key) + ": missing"};
   }
   return fields;
@@ -212,7 +226,7 @@ Result<WarmPool> parse_numbers(const Fields& f) {
 
 Result<WarmPool> parse_pool(std::string_view line) {
   Fields f;
-  SHAREQ_TRY(f, split_fields(line));
+  SHAREQ_TRY(f, split_fields(line, kPoolKeys));
   WarmPool pool;
   SHAREQ_TRY(pool, parse_numbers(f));
   const std::optional<PoolStatus> status = parse_status(f.at("status"));
@@ -236,6 +250,26 @@ Result<WarmPool> parse_pool(std::string_view line) {
   return pool;
 }
 
+// One "ended" line into `ended`.
+Result<bool> parse_ended(std::string_view line, EndedEarly& ended) {
+  Fields f;
+  SHAREQ_TRY(f, split_fields(line, kEndedKeys));
+  std::string node;
+  std::string name;
+  Time until = 0;
+  SHAREQ_TRY(node, decode("node", f.at("node")));
+  if (node.empty()) return Error{"", "node: empty"};
+  SHAREQ_TRY(name, decode("name", f.at("name")));
+  if (!is_node_warm_name(name)) {
+    return Error{"", "name: " + text::quote(name) + " is not warm-JOBID (JOBID 1..4294967295)"};
+  }
+  SHAREQ_TRY(until, number<Time>("until", f.at("until"), INT64_MAX));
+  if (!ended[node].emplace(name, until).second) {
+    return Error{"", "directory " + name + " on node " + node + " appears twice"};
+  }
+  return true;
+}
+
 #undef SHAREQ_TRY
 
 Error at_line(size_t index, const Error& error) {
@@ -254,9 +288,10 @@ Result<PoolId> parse_prologue(const std::vector<std::string_view>& lines) {
     return at_line(0, Error{"", "not a warm-pool state file (no \"shareq-warm-pools\" header)"});
   }
   const std::string_view version = lines[0].substr(kHeader.size());
-  if (version != std::to_string(kStateFormatVersion)) {
-    return at_line(0, Error{"", "unsupported version " + text::quote(version) +
-                                    "; this shareq reads " + std::to_string(kStateFormatVersion)});
+  if (version != "1" && version != std::to_string(kStateFormatVersion)) {
+    return at_line(
+        0, Error{"", "unsupported version " + text::quote(version) + "; this shareq reads 1 and " +
+                         std::to_string(kStateFormatVersion)});
   }
   constexpr std::string_view kNextId = "next-id ";
   if (lines.size() < 2 || lines[1].substr(0, kNextId.size()) != kNextId) {
@@ -273,7 +308,7 @@ std::string format_registry(const WarmPoolRegistry& registry) {
   std::string out = std::string(kHeader) + std::to_string(kStateFormatVersion) + "\n";
   out += "next-id " + std::to_string(registry.next_id()) + "\n";
   for (const auto& [id, pool] : registry.pools()) out += format_pool(pool);
-  return out + "end\n";
+  return out + format_ended(registry.ended_early()) + "end\n";
 }
 
 Result<WarmPoolRegistry> parse_registry(std::string_view text, WarmSettings settings) {
@@ -284,17 +319,24 @@ Result<WarmPoolRegistry> parse_registry(std::string_view text, WarmSettings sett
     return at_line(lines.size(), Error{"", "missing the final \"end\" line (truncated file?)"});
   }
   std::vector<WarmPool> pools;
+  EndedEarly ended;
   constexpr std::string_view kPool = "pool ";
+  constexpr std::string_view kEnded = "ended ";
   for (size_t i = 2; i + 1 < lines.size(); ++i) {
+    if (lines[i].substr(0, kEnded.size()) == kEnded) {
+      Result<bool> ok = parse_ended(lines[i].substr(kEnded.size()), ended);
+      if (!ok) return at_line(i, Error{"", "ended: " + ok.error().message});
+      continue;
+    }
     if (lines[i].substr(0, kPool.size()) != kPool) {
-      return at_line(i, Error{"", "expected a \"pool\" line or \"end\""});
+      return at_line(i, Error{"", "expected a \"pool\" or \"ended\" line, or \"end\""});
     }
     Result<WarmPool> pool = parse_pool(lines[i].substr(kPool.size()));
     if (!pool) return at_line(i, Error{"", "pool: " + pool.error().message});
     pools.push_back(std::move(pool).value());
   }
-  Result<WarmPoolRegistry> registry =
-      WarmPoolRegistry::restore(std::move(settings), next_id.value(), std::move(pools));
+  Result<WarmPoolRegistry> registry = WarmPoolRegistry::restore(
+      std::move(settings), next_id.value(), std::move(pools), std::move(ended));
   if (!registry) return Error{"warm pool state", registry.error().message};
   return registry;
 }

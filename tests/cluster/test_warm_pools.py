@@ -262,6 +262,27 @@ def test_slurmctld_restart_keeps_the_pools(warm):
     assert "warm start on wp-" in info["SystemComment"]
 
 
+def test_a_pool_ended_early_before_a_slurmctld_restart_still_leaves_at_the_next_job(warm):
+    c = warm
+    digest = publish(c, "warm-h")
+    job = make_pool(c, "alice", "warm-h", keep_alive=3600)
+    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, "p4n3")).group(1)
+    done = c.run([str(c.build_dir / "tools" / "shareq"), "pools", "end", pool])
+    assert done.returncode == 0, done.stderr
+    wait_until("the pool to end", lambda: node_extra(c, "p4n3") == "")
+    state = (c.dir / "spool" / "ctld" / "shareq_warm_pools").read_text()
+    assert f"ended node=p4n3 name=warm-{job} " in state, state
+    c.restart_slurmctld()
+    # The restarted slurmctld still tells the next job on p4n3 to remove the directory, an hour
+    # before the node's own sweep would.
+    other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
+    c.wait_state(other, "COMPLETED")
+    pins = c.dir / "nodes" / "p4n3" / "images" / "pins" / digest
+    wait_until("the pin to go", lambda: not (pins / f"warm-{job}").exists())
+    assert not (c.dir / "nodes" / "p4n3" / "warm" / f"warm-{job}").exists()
+    assert f"warm directory warm-{job} ended early in slurmctld: removed" in node_log(c, "p4n3")
+
+
 # ---- reserve mode charges the owning share (issue 4, point 3) -------------------------------
 
 # prodexp1 owns one node of p4 and may not borrow: one warm node uses its whole quota.

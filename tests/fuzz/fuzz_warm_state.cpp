@@ -1,5 +1,5 @@
 // parse_registry never crashes; whatever it accepts formats to text that parses back to the same
-// pools, and every node is in at most one pool.
+// pools and ended directories, and every node is in at most one pool.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string again = shareq::warm::format_registry(parsed.value());
   const auto reparsed = shareq::warm::parse_registry(again, shareq::warm::WarmSettings{});
   if (!reparsed || !(reparsed.value().pools() == parsed.value().pools())) std::abort();
+  if (reparsed.value().ended_early() != parsed.value().ended_early()) std::abort();
   if (shareq::warm::format_registry(reparsed.value()) != again) std::abort();
   return 0;
 }

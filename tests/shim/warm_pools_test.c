@@ -353,6 +353,8 @@ static void an_admin_ends_a_pool_through_its_nodes_extra(void** state) {
   assert_false(warm_test_pools_waiting());
   assert_non_null(strstr(fake_ctld_log(), "wp-1 terminated"));
   assert_non_null(strstr(fake_ctld_log(), "ended by an admin"));
+  /* The next job on n2 removes the warm directory, even after slurmctld restarts. */
+  warm_test_unload();
   fake_job_t* next = new_job(60, kBob, "prodexp2", "p4", "n2", 1, 0);
   warm_test_job_started(&next->job, 1020);
   assert_string_equal(env_of(next, "SHAREQ_WARM_ENDED"), "warm-10");

@@ -257,6 +257,33 @@ TEST(Registry, ReservedPoolsAreTheWaitingOnesUntilClaimedOrExpired) {
   EXPECT_TRUE(prefer.reserved(200).empty());
 }
 
+TEST(Registry, AJobStartingOnANodeTakesTheDirectoriesOfPoolsThatEndedEarly) {
+  WarmPoolRegistry registry(Settings());
+  MakePool(registry, Ended(1).nodes({"n1", "n2"}), 100);  // until 1000
+  MakePool(registry, Ended(2).nodes({"n3"}), 100);
+  registry.terminate(1, "admin");
+  registry.on_node_down("n3");
+  EXPECT_EQ(registry.take_ended_early({"n2", "n3", "n9"}, 500),
+            (std::vector<std::string>{"warm-1", "warm-2"}));
+  EXPECT_TRUE(registry.take_ended_early({"n2", "n3"}, 500).empty()) << "handed out once";
+  EXPECT_EQ(registry.take_ended_early({"n1"}, 500), std::vector<std::string>{"warm-1"});
+  EXPECT_TRUE(registry.ended_early().empty());
+}
+
+TEST(Registry, DirectoriesPastTheirDeadlineAreLeftToTheNodesSweep) {
+  WarmPoolRegistry registry(Settings());
+  MakePool(registry, Ended(1).nodes({"n1"}), 100);             // until 1000
+  MakePool(registry, Ended(2).nodes({"n2"}).keep(2000), 100);  // until 2100
+  registry.terminate(1, "admin");
+  registry.terminate(2, "admin");
+  EXPECT_TRUE(registry.take_ended_early({"n1"}, 1000).empty());
+  EXPECT_TRUE(registry.expire(1000).empty());
+  EXPECT_EQ(registry.ended_early().size(), 1u) << "n2's directory is before its deadline";
+  MakePool(registry, Ended(3).nodes({"n3"}), 3000);  // until 3900
+  EXPECT_EQ(Ids(registry.expire(3900)), std::vector<PoolId>{3});
+  EXPECT_TRUE(registry.ended_early().empty()) << "expiry on time is no early end";
+}
+
 TEST(Registry, NewSettingsApplyToNewPoolsOnly) {
   WarmPoolRegistry registry(Settings());
   MakePool(registry, Ended(1).nodes({"n1"}), 100);

@@ -27,12 +27,40 @@ TEST(StateFormat, RoundTripKeepsEveryPool) {
   ASSERT_TRUE(back) << back.error().to_string();
   EXPECT_EQ(back.value().pools(), registry.pools());
   EXPECT_EQ(back.value().next_id(), registry.next_id());
+  EXPECT_EQ(back.value().ended_early(), registry.ended_early());
+  EXPECT_FALSE(registry.ended_early().empty()) << "pool 1 ended early";
   EXPECT_EQ(format_registry(back.value()), text);
+}
+
+TEST(StateFormat, KeepsTheDirectoriesOfPoolsThatEndedEarly) {
+  WarmPoolRegistry registry(Settings());
+  MakePool(registry, Ended(7).nodes({"n1", "n 2"}), 100);
+  registry.terminate(1, "admin");
+  const std::string text = format_registry(registry);
+  EXPECT_EQ(text,
+            "shareq-warm-pools 2\nnext-id 2\n"
+            "ended node=n%202 name=warm-7 until=1000\n"
+            "ended node=n1 name=warm-7 until=1000\nend\n");
+  Result<WarmPoolRegistry> back = parse_registry(text, Settings());
+  ASSERT_TRUE(back) << back.error().to_string();
+  WarmPoolRegistry restored = std::move(back).value();
+  EXPECT_EQ(restored.take_ended_early({"n1"}, 500), std::vector<std::string>{"warm-7"});
+}
+
+TEST(StateFormat, ReadsVersionOneFiles) {
+  const Result<WarmPoolRegistry> parsed = parse_registry(
+      "shareq-warm-pools 1\nnext-id 2\n"
+      "pool id=1 status=available created=100 expires=1000 origin=7 reused= user=alice uid=1 "
+      "account=a partition=p4 image= nodes=n1 match=user dir=/w/wp-1\nend\n",
+      Settings());
+  ASSERT_TRUE(parsed) << parsed.error().to_string();
+  EXPECT_EQ(parsed.value().pools().size(), 1u);
+  EXPECT_TRUE(parsed.value().ended_early().empty());
 }
 
 TEST(StateFormat, EmptyRegistry) {
   const WarmPoolRegistry registry(Settings());
-  EXPECT_EQ(format_registry(registry), "shareq-warm-pools 1\nnext-id 1\nend\n");
+  EXPECT_EQ(format_registry(registry), "shareq-warm-pools 2\nnext-id 1\nend\n");
   EXPECT_TRUE(parse_registry("shareq-warm-pools 1\nnext-id 1\nend", Settings()));
 }
 
@@ -40,7 +68,7 @@ TEST(StateFormat, ExactText) {
   WarmPoolRegistry registry(Settings());
   MakePool(registry, Ended(7).user("a b"), 100);
   EXPECT_EQ(format_registry(registry),
-            "shareq-warm-pools 1\nnext-id 2\n"
+            "shareq-warm-pools 2\nnext-id 2\n"
             "pool id=1 status=available created=100 expires=1000 origin=7 reused= user=a%20b "
             "uid=1001 account=prodexp1 partition=p4 image=" +
                 kImageA +
@@ -52,8 +80,10 @@ const std::string kPool =
     "pool id=1 status=available created=100 expires=1000 origin=7 reused= user=alice uid=1 "
     "account=a partition=p4 image= nodes=n1 match=user dir=/w/wp-1";
 
+const std::string kEnded = "ended node=n1 name=warm-7 until=1000";
+
 std::string File(const std::string& pools, const std::string& next = "2") {
-  return "shareq-warm-pools 1\nnext-id " + next + "\n" + pools + "end\n";
+  return "shareq-warm-pools 2\nnext-id " + next + "\n" + pools + "end\n";
 }
 
 std::string Replace(std::string text, const std::string& from, const std::string& to) {
@@ -78,11 +108,21 @@ struct BadCase {
 TEST(StateFormat, RejectsMalformedInput) {
   const std::vector<BadCase> cases = {
       {"empty", "", "line 1: not a warm-pool state file"},
-      {"another version", "shareq-warm-pools 2\nnext-id 1\nend\n", "unsupported version"},
+      {"another version", "shareq-warm-pools 3\nnext-id 1\nend\n", "unsupported version"},
       {"no next-id", "shareq-warm-pools 1\nend\n", "line 2: expected \"next-id N\""},
       {"truncated", File(kPool + "\n").substr(0, 60), "truncated"},
       {"no end", "shareq-warm-pools 1\nnext-id 2\n" + kPool + "\n", "final \"end\""},
-      {"stray line", File("hello\n"), "line 3: expected a \"pool\" line"},
+      {"stray line", File("hello\n"), "line 3: expected a \"pool\" or \"ended\" line"},
+      {"ended: bad name", File(Replace(kEnded, "warm-7", "wp-7") + "\n"),
+       "line 3: ended: name: \"wp-7\" is not warm-JOBID"},
+      {"ended: job id zero", File(Replace(kEnded, "warm-7", "warm-0") + "\n"), "name:"},
+      {"ended: path in name", File(Replace(kEnded, "warm-7", "warm-7/..") + "\n"), "name:"},
+      {"ended: no node", File(Replace(kEnded, "node=n1", "node=") + "\n"), "node: empty"},
+      {"ended: missing until", File(Replace(kEnded, " until=1000", "") + "\n"), "until: missing"},
+      {"ended: bad until", File(Replace(kEnded, "until=1000", "until=soon") + "\n"), "until:"},
+      {"ended: pool key", File(kEnded + " uid=1\n"), "ended: unknown key \"uid\""},
+      {"ended twice", File(kEnded + "\n" + kEnded + "\n"),
+       "line 4: ended: directory warm-7 on node n1 appears twice"},
       {"blank line", File("\n"), "line 3"},
       {"unknown key", File(kPool + " color=red\n"), "unknown key \"color\""},
       {"repeated key", File(kPool + " uid=2\n"), "uid: appears twice"},
