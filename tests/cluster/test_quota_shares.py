@@ -188,6 +188,41 @@ def test_a_job_within_quota_waits_for_a_completing_node_instead_of_reclaiming(sh
             f"job {job} was preempted for capacity that was being freed: {info}"
 
 
+def test_a_node_stuck_completing_holds_a_reclaim_back_only_for_a_bounded_time(shares):
+    """The wait for a completing node is bounded: KillWait + 2 x MessageTimeout + 10 s after the
+    job ended (35 s here). A node whose epilog hangs longer stops holding the job back, which then
+    takes back borrowed GPUs on another node: one borrowed job, no more."""
+    c = shares
+    c.install_shareq_conf(conf())  # p5: 32 GPUs, research and prodexp2 16 each
+    stuck = gpu_job(c, "bob", "research", 8, 50)
+    c.wait_state(stuck, "RUNNING")
+    borrowed = [gpu_job(c, "bob", "research", 8, 50) for _ in range(3)]
+    for job in borrowed:
+        c.wait_state(job, "RUNNING")  # research runs 32 GPUs on a quota of 16
+    owner = c.sbatch("bob", "-p", "p5", "--gres=gpu:8", "--share=prodexp2",
+                     "--share-priority=50", "--requeue", "--hold", script="sleep 300")
+    node = c.job(stuck)["NodeList"]
+    hold = c.dir / "etc" / "epilog-hold" / str(stuck)
+    hold.write_text("held by the test\n")  # the epilog keeps the node COMPLETING while it exists
+    try:
+        c.run(["scancel", str(stuck)])
+        wait_until("the ended job's node to be completing",
+                   lambda: "comp" in c.run(["sinfo", "-h", "-n", node, "-o", "%T"]).stdout,
+                   timeout=10)
+        c.run(["scontrol", "release", str(owner)])  # within quota, fits by the numbers
+        wait_until("the job to wait for the completing node",
+                   lambda: "finish cleaning up" in reason(c, owner), timeout=20)
+        assert all(restarts(c, job) == 0 for job in borrowed), "nothing preempted while it waits"
+        info = c.wait_state(owner, "RUNNING", timeout=90)
+        assert info["NodeList"] != node, "the stuck node was still completing"
+        assert "comp" in c.run(["sinfo", "-h", "-n", node, "-o", "%T"]).stdout
+        requeued = [job for job in borrowed if restarts(c, job) >= 1]
+        assert len(requeued) == 1, f"one borrowed job makes room, no more: {requeued}"
+        assert f"preempted by job {owner} (reclaim)" in c.job(requeued[0]).get("SystemComment", "")
+    finally:
+        hold.unlink(missing_ok=True)
+
+
 def test_a_job_end_reranks_the_queue_before_slurm_schedules_again(shares):
     """Two shares run at their quota and each has a job waiting that would borrow. One share's
     running job ends: its waiting job is now within quota. Slurm schedules at once (epilog

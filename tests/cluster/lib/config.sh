@@ -24,6 +24,23 @@ install_plugins() {
   done
 }
 
+# The job epilog: while $D/etc/epilog-hold/JOBID exists (at most 120 s), it keeps the job's nodes
+# COMPLETING, as a hung epilog on a real cluster would; otherwise it returns at once.
+write_epilog() {
+  mkdir -p "$D/etc/epilog-hold"
+  cat >"$D/etc/epilog" <<'EOF'
+#!/bin/sh
+hold="$(dirname "$0")/epilog-hold/$SLURM_JOB_ID"
+i=0
+while [ -e "$hold" ] && [ "$i" -lt 120 ]; do
+  sleep 1
+  i=$((i + 1))
+done
+exit 0
+EOF
+  chmod 0755 "$D/etc/epilog"
+}
+
 write_configs() {
   local select_type=select/shareq_cons_tres job_submit="JobSubmitPlugins=shareq"
   local priority_type=priority/shareq preempt_type=preempt/shareq
@@ -77,6 +94,8 @@ InactiveLimit=0
 MinJobAge=600
 KillWait=5
 Waittime=0
+# Does nothing unless a test holds a job's nodes COMPLETING (write_epilog below).
+Epilog=$D/etc/epilog
 # The SPANK job prolog (image cache, warm directory) runs on every node at allocation.
 PrologFlags=Alloc
 SchedulerType=sched/backfill
@@ -104,6 +123,7 @@ AccountingStorageTRES=gres/gpu
 AccountingStoreFlags=job_comment
 JobCompType=jobcomp/none
 EOF
+  write_epilog
   local i=0 n
   for n in "${NODES[@]}"; do
     echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((NODE_PORT_BASE + i)) CPUs=16 RealMemory=64000 Gres=gpu:$GPUS_PER_NODE State=UNKNOWN" \
