@@ -10,6 +10,7 @@
 
 #include "assoc_usage.hpp"
 #include "config_state.hpp"
+#include "job_list_order.hpp"
 #include "log.hpp"
 #include "pending_priorities.hpp"
 #include "reclaim_claims.hpp"
@@ -129,7 +130,8 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
 
 // Step 3: every pending job's priority (policy::prioritize, one job at a time from the shared
 // ranks), and each share's highest --share-priority among its pending jobs, held ones included
-// (pending_priorities.hpp). Job write lock held.
+// (pending_priorities.hpp); then job_list in that order (job_list_order.hpp). Job write lock
+// held.
 void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64_t now) {
   const auto ranked = current_ranks(config);
   const policy::Ledger& ledger = ranked->snapshot->ledger();
@@ -149,6 +151,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_iterator_destroy(it);
   ctld::publish_pending_priorities(config->version, std::move(highest));
   ctld::claims_keep_pending(std::move(pending_ids));
+  order_job_list();
 }
 
 // The locks under which pending jobs are ranked: jobs written (their priorities), nodes and

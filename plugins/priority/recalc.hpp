@@ -10,7 +10,7 @@
 //      associations' usage for sshare (assoc_usage.hpp);
 //   3. gives every pending job its priority from policy::prioritize and stores the factors in
 //      job_ptr->prio_factors for sprio (held jobs, priority 0, and admin-set priorities are left
-//      alone);
+//      alone), and puts job_list in that order (job_list_order.hpp);
 //   4. releases the lock and writes the usage to StateSaveLocation/shareq_usage (atomically).
 // Between passes, after every job start or end (libshareq_ctld's jobs-changed listener), the same
 // thread repeats step 3 alone under the same locks: Slurm schedules as soon as a job's epilog

@@ -286,6 +286,33 @@ def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     assert int(line[1]) == sum(int(x) for x in line[2:]), line
 
 
+def test_slurms_job_list_is_kept_in_scheduling_order(shares):
+    """priority/shareq keeps job_list in the order Slurm's schedulers sort the pending jobs, so
+    that each pass sorts a queue that is already in order (job_list_order.hpp): `scontrol show
+    jobs`, which walks job_list, lists them highest priority first, not in submission order."""
+    c = shares
+    c.install_shareq_conf(conf())
+    # Both shares at quota, at a priority no waiting job may preempt.
+    fill = [node_job(c, "alice", "prodexp1", "sleep 300", 99) for _ in range(2)]
+    fill += [node_job(c, "bob", "prodexp2", "sleep 300", 99) for _ in range(2)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    waiting = {priority: node_job(c, "alice", "prodexp1", "sleep 1", priority)
+               for priority in (10, 50, 30, 90)}
+    expected = [waiting[p] for p in (90, 50, 30, 10)]
+
+    def listed():
+        out = c.run(["scontrol", "-o", "show", "jobs"]).stdout
+        return [int(m.group(1)) for m in re.finditer(r"^JobId=(\d+) .*JobState=PENDING", out, re.M)]
+
+    order = wait_until("the pending jobs in priority order",
+                       lambda: (now := listed()) == expected and now, timeout=30)
+    assert order == expected
+    queue = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout.split("\n")
+    prios = {int(i): int(q) for i, q in (line.split() for line in queue if line)}
+    assert [prios[j] for j in expected] == sorted(prios.values(), reverse=True), prios
+
+
 # ---- in-share priority preemption (the seed's Figure 2) ------------------------------------
 
 def test_higher_priority_job_preempts_only_the_lowest_priority_job_of_its_share(shares):
