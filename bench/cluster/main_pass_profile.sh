@@ -15,23 +15,14 @@ out=${2:-$(mktemp -d)}
 mkdir -p "$out"
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-bench/cluster/sched_cycles.py --modes "$mode" --seconds 150 >"$out/bench.txt" 2>&1 &
-bench=$!
-export SLURM_CONF=$repo/build/bench-cluster/etc/slurm.conf
-pending=0
-for _ in $(seq 1 400); do
-  pending=$( (squeue -h -t PD -o %i 2>/dev/null || true) | wc -l)
-  [ "$pending" -ge 5000 ] && break
-  sleep 1
-done
-[ "$pending" -ge 5000 ] || { echo "the 5,000 jobs never became pending" >&2; exit 1; }
-sleep 10 # past sched_cycles.py's `sdiag -r`
-pid=$(pgrep -o -x slurmctld || pgrep -o slurmctld)
+# shellcheck source=bench/cluster/pending_bench.sh
+source bench/cluster/pending_bench.sh
+start_pending_bench "$mode" 150 "$out"
 
 # "cycles mean" of the main scheduler
 main_stats() { sdiag | awk '/Main schedule statistics/{m=1} m&&/Total cycles:/{c=$3} m&&/Mean cycle:/{print c, $3; exit}'; }
 read -r c0 m0 < <(main_stats)
-perf record -F 15000 -g -p "$pid" -o "$out/cpu.data" -- sleep 60 >"$out/record.log" 2>&1
+perf record -F 15000 -g -p "$ctld_pid" -o "$out/cpu.data" -- sleep 60 >"$out/record.log" 2>&1
 read -r c1 m1 < <(main_stats)
 wait "$bench"
 

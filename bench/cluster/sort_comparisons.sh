@@ -23,20 +23,11 @@ for fn in build_job_queue sort_job_queue2; do
   perf probe -q -x "$ctld" "$fn" || { echo "perf cannot place a uprobe on $fn in $ctld" >&2; exit 1; }
 done
 trap 'perf probe -q -d "probe_slurmctld:*" 2>/dev/null || true' EXIT
-bench/cluster/sched_cycles.py --modes "$mode" --seconds 100 >"$out/bench.txt" 2>&1 &
-bench=$!
-export SLURM_CONF=$repo/build/bench-cluster/etc/slurm.conf
-pending=0
-for _ in $(seq 1 400); do
-  pending=$( (squeue -h -t PD -o %i 2>/dev/null || true) | wc -l)
-  [ "$pending" -ge 5000 ] && break
-  sleep 1
-done
-[ "$pending" -ge 5000 ] || { echo "the 5,000 jobs never became pending" >&2; exit 1; }
-sleep 10 # past sched_cycles.py's `sdiag -r`
-pid=$(pgrep -o -x slurmctld)
+# shellcheck source=bench/cluster/pending_bench.sh
+source bench/cluster/pending_bench.sh
+start_pending_bench "$mode" 100 "$out"
 perf record -q -e probe_slurmctld:build_job_queue -e probe_slurmctld:sort_job_queue2 \
-  -p "$pid" -o "$out/probes.data" -- sleep 30 >"$out/record.log" 2>&1
+  -p "$ctld_pid" -o "$out/probes.data" -- sleep 30 >"$out/record.log" 2>&1
 priorities=$(squeue -h -t PD -o %Q | sort -u | wc -l)
 wait "$bench"
 perf script -i "$out/probes.data" --comm sched_agent -F event 2>/dev/null |

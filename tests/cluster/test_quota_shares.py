@@ -159,20 +159,28 @@ def test_a_job_within_quota_takes_back_borrowed_gpus_where_it_fits(shares):
     assert info["NodeList"] in history.stdout.split(), "it starts where the reclaimed job ran"
 
 
+def research_on_all_of_p5(c, first_script="sleep 300"):
+    """Research runs four 8-GPU jobs on p5's 32 GPUs (quota 16): the first (running
+    `first_script`), then three that borrow. Returns them and prodexp2's held 8-GPU job, which is
+    within its quota once released."""
+    c.install_shareq_conf(conf())  # p5: 32 GPUs, research and prodexp2 16 each
+    first = gpu_job(c, "bob", "research", 8, 50, script=first_script)
+    c.wait_state(first, "RUNNING")
+    borrowed = [gpu_job(c, "bob", "research", 8, 50) for _ in range(3)]
+    for job in borrowed:
+        c.wait_state(job, "RUNNING")
+    owner = c.sbatch("bob", "-p", "p5", "--gres=gpu:8", "--share=prodexp2",
+                     "--share-priority=50", "--requeue", "--hold", script="sleep 300")
+    return first, borrowed, owner
+
+
 def test_a_job_within_quota_waits_for_a_completing_node_instead_of_reclaiming(shares):
     """A job end frees a node by the numbers at once, but Slurm gives the node out only once the
     job's processes are gone (COMPLETING; here up to KillWait=5 s, the job ignores SIGTERM). A job
     within quota that fits by the numbers must wait for that node, not reclaim borrowed GPUs on
     another one: they would be preempted for capacity that is free a moment later."""
     c = shares
-    c.install_shareq_conf(conf())  # p5: 32 GPUs, research and prodexp2 16 each
-    slow_to_end = gpu_job(c, "bob", "research", 8, 50, script="trap '' TERM; sleep 300")
-    c.wait_state(slow_to_end, "RUNNING")
-    borrowed = [gpu_job(c, "bob", "research", 8, 50) for _ in range(3)]
-    for job in borrowed:
-        c.wait_state(job, "RUNNING")  # research runs 32 GPUs on a quota of 16
-    owner = c.sbatch("bob", "-p", "p5", "--gres=gpu:8", "--share=prodexp2",
-                     "--share-priority=50", "--requeue", "--hold", script="sleep 300")
+    slow_to_end, borrowed, owner = research_on_all_of_p5(c, "trap '' TERM; sleep 300")
     node = c.job(slow_to_end)["NodeList"]
 
     c.run(["scancel", str(slow_to_end)])
@@ -193,14 +201,7 @@ def test_a_node_stuck_completing_holds_a_reclaim_back_only_for_a_bounded_time(sh
     job ended (35 s here). A node whose epilog hangs longer stops holding the job back, which then
     takes back borrowed GPUs on another node: one borrowed job, no more."""
     c = shares
-    c.install_shareq_conf(conf())  # p5: 32 GPUs, research and prodexp2 16 each
-    stuck = gpu_job(c, "bob", "research", 8, 50)
-    c.wait_state(stuck, "RUNNING")
-    borrowed = [gpu_job(c, "bob", "research", 8, 50) for _ in range(3)]
-    for job in borrowed:
-        c.wait_state(job, "RUNNING")  # research runs 32 GPUs on a quota of 16
-    owner = c.sbatch("bob", "-p", "p5", "--gres=gpu:8", "--share=prodexp2",
-                     "--share-priority=50", "--requeue", "--hold", script="sleep 300")
+    stuck, borrowed, owner = research_on_all_of_p5(c)
     node = c.job(stuck)["NodeList"]
     hold = c.dir / "etc" / "epilog-hold" / str(stuck)
     hold.write_text("held by the test\n")  # the epilog keeps the node COMPLETING while it exists
