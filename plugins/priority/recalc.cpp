@@ -112,6 +112,10 @@ shareq_priority_parts_t parts_of(const policy::PriorityFactors& p) {
 
 constexpr shareq_priority_parts_t kOutside{false, SHAREQ_OUTSIDE_PRIORITY, 0, 0, 0};
 
+int64_t micros(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+}
+
 // Pending jobs whose priority shareq leaves alone: held (0) or set by an administrator.
 bool keeps_its_priority(const job_record_t* job) {
   return job->priority == 0 || job->direct_set_prio != 0;
@@ -151,7 +155,11 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_iterator_destroy(it);
   ctld::publish_pending_priorities(config->version, std::move(highest));
   ctld::claims_keep_pending(std::move(pending_ids));
-  order_job_list();
+  const auto started = std::chrono::steady_clock::now();
+  if (order_job_list()) {
+    log_debug("priority: job_list put in scheduling order in %lld us",
+              static_cast<long long>(micros(std::chrono::steady_clock::now() - started)));
+  }
 }
 
 // The locks under which pending jobs are ranked: jobs written (their priorities), nodes and
@@ -220,10 +228,6 @@ void run_logged(const char* what, Work work) {
   } catch (...) {
     log_error("priority: %s failed", what);
   }
-}
-
-int64_t micros(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
 }
 
 void on_jobs_changed() {
