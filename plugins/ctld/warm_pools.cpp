@@ -19,6 +19,7 @@
 #include "slurmctld_headers.hpp"
 #include "state_file.hpp"
 #include "submit_shim.h"
+#include "text.hpp"
 #include "warm/registry.hpp"
 #include "warm/state_format.hpp"
 
@@ -178,10 +179,7 @@ void log_ended(const std::vector<warm::WarmPool>& ended) {
 // slurmctld loses none). True when there were some.
 bool pass_ended_early(job_record_t* job, warm::WarmPoolRegistry& reg,
                       const std::vector<std::string>& nodes, int64_t now) {
-  std::string list;
-  for (const std::string& name : reg.take_ended_early(nodes, now)) {
-    list += (list.empty() ? "" : ",") + name;
-  }
+  const std::string list = text::join(reg.take_ended_early(nodes, now), ",");
   if (list.empty()) {
     shareq_env_unset(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_WARM_ENDED");
     return false;
