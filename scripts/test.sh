@@ -3,14 +3,17 @@
 #   1. unit and shim tests (GoogleTest, CMocka) in the main build;
 #   2. the same unit tests, and the fuzzers for a bounded number of runs, under ASan/UBSan (clang);
 #   3. the Debian package builds and holds the plugins, the tool and the man pages;
-#   4. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd).
+#   4. the utilisation benchmark's shortest form (one run, stock and shareq side by side), whose
+#      figures it prints (not asserts): a change that puts shareq behind stock shows the day it
+#      lands (docs/benchmarks.md has the full comparison);
+#   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd).
 # Needs root (apt-get, daemons, test users). Environment:
-#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize package cluster")
+#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize package bench cluster")
 #   SHAREQ_CLUSTER_RUNS  how many times to run the cluster tests in a row (default 1)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-stages=${SHAREQ_TEST_STAGES:-unit sanitize package cluster}
+stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster}
 runs=${SHAREQ_CLUSTER_RUNS:-1}
 jobs=$(nproc)
 
@@ -19,7 +22,7 @@ step() { printf '\n=== %s\n' "$*"; }
 step "installing dependencies"
 scripts/install-deps.sh
 
-if [[ " $stages " == *" unit "* || " $stages " == *" cluster "* ]]; then
+if [[ " $stages " == *" unit "* || " $stages " == *" cluster "* || " $stages " == *" bench "* ]]; then
   step "building (build/)"
   cmake -S . -B build -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON >/dev/null
   cmake --build build -j"$jobs"
@@ -54,6 +57,11 @@ if [[ " $stages " == *" package "* ]]; then
     grep -q "\./$f\$" <<<"$contents" || { echo "package lacks $f"; exit 1; }
   done
   echo "package: $(ls build/deb/shareq_*_amd64.deb) holds the plugins, the tool and the man pages"
+fi
+
+if [[ " $stages " == *" bench "* ]]; then
+  step "utilisation benchmark, shortest form: stock and shareq at once (figures, not assertions)"
+  bench/cluster/utilisation.py --runs 1 --parallel
 fi
 
 if [[ " $stages " == *" cluster "* ]]; then

@@ -1,35 +1,45 @@
 #!/usr/bin/python3
-"""GPU-time utilisation and wait per priority tier: stock Slurm plugins against shareq, one run.
+"""GPU-time utilisation and waits per share: stock Slurm plugins against shareq, in paired runs.
 
 A scripted bursty workload on family p5 (4 nodes x 8 GPUs = 32 GPUs) from three shares, as the
 seed documents describe Amazon Search's teams: production (prodexp1, priority 80), research
 (research, priority 50) and hyper-parameter search (prodexp2, priority 10). Each share submits
 bursts of short GPU jobs at different times, so at times one share could use the whole family
-and at others all three compete. The same job list (same seed) runs under the stock plugins
-(priority/multifactor + preempt/qos + select/cons_tres, jobs under the same accounts) and under
-shareq. Reports, from sacct, the family's GPU-time utilisation where the work was there to fill
-it (see utilisation()), and the P50/P90 wait per tier.
+and at others all three compete. Each run draws one job list (seed S + run number) and runs it
+under both modes: the stock plugins (priority/multifactor + preempt/qos + select/cons_tres, jobs
+under the same accounts) and shareq. The modes alternate (stock first in even runs, shareq first
+in odd ones), or with --parallel run at the same time on two private clusters. A single run is
+never the evidence: the table gives each figure's median and range over the runs.
 
-Usage: bench/cluster/utilisation.py [--scale 1.0] [--time-scale 1.0] [--modes stock,shareq]
-           [--dump-dir DIR] [--shareq-sched-params PARAMS]    (as root; build/ built)
-       bench/cluster/utilisation.py --from-dumps DIR   (the table again from a --dump-dir run)
+Figures, from sacct (see utilisation() and waits()): GPU-time utilisation where the work was
+there to fill it, strict and placeable; the span; per share the P50/P90 wait from submission to
+the start of the run that completed (a preempted job's lost run and its requeue count as
+waiting), all jobs and the jobs that started within their share's quota; preempted runs.
+
+Usage: bench/cluster/utilisation.py [--runs 5] [--seed 7] [--time-scale 1] [--parallel]
+           [--modes stock,shareq] [--dump-dir DIR] [--shareq-sched-params PARAMS] [--scale 1]
+           (as root; build/ built)
+       bench/cluster/utilisation.py --from-dumps DIR [--explain]   (the table again from dumps)
 """
 
 import argparse
+import json
 import os
 import random
 import re
+import statistics
 import sys
 import tempfile
 import threading
 import time
 from datetime import datetime
 
-from bench_cluster import REPO, run, start_cluster, stop_cluster
+from bench_cluster import REPO, percentile, run, start_cluster, stop_cluster
 CAPACITY_GPUS = 32
 GPUS_PER_NODE = 8
 FAMILY_NODES = [f"p5n{i}" for i in range(1, 5)]
 TIERS = [("production", "prodexp1", 80), ("research", "research", 50), ("hpo", "prodexp2", 10)]
+QUOTA_GPUS = {"production": 12, "research": 10, "hpo": 10}
 SHAREQ_CONF = """
 Family=p4 Partitions=p4 Capacity=node=4
 Family=p5 Partitions=p5 Capacity=gres/gpu=32
@@ -39,16 +49,23 @@ Share=ProdExp1 Family=p5 Quota=gres/gpu=12
 Share=Research Family=p5 Quota=gres/gpu=10
 Share=ProdExp2 Family=p5 Quota=gres/gpu=10
 ReclaimMinRuntime=0
+ReclaimAfter={reclaim_after}
 """
+# What a reclaim costs its victim on the test cluster before it can run again: the requeued job's
+# BeginTime (cred_expire=10, + 1 s) and KillWait (5 s). --reclaim-after sets another value.
+RECLAIM_AFTER_S = 16
 # Both modes run with sched_interval=5,bf_interval=5; tests/cluster/cluster adds what the README
 # recommends with shareq (bf_min_prio_reserve at the within-quota tier) in shareq mode only.
 SCHED_PARAMS = "sched_interval=5,bf_interval=5"
+# Each mode's private cluster; two at once with --parallel.
+CLUSTERS = {"stock": ("bench-cluster", "16900"), "shareq": ("bench-cluster-2", "16950")}
+BATCH_SCHED_DELAY_S = 3  # Slurm's default: a submitted batch job waits for a pass up to this
 
 
-def workload(scale, time_scale=1.0):
-    """(submit offset s, tier, share, priority, gpus, runtime s), deterministic. time_scale
-    stretches submission times and run times alike: the same bursts, longer jobs."""
-    rng = random.Random(7)
+def workload(scale, time_scale=1.0, seed=7):
+    """(submit offset s, tier, share, priority, gpus, runtime s), deterministic for a seed.
+    time_scale stretches submission times and run times alike: the same bursts, longer jobs."""
+    rng = random.Random(seed)
     jobs = []
     bursts = {"production": [0, 40], "research": [10, 50], "hpo": [0, 20, 60]}
     for tier, share, prio in TIERS:
@@ -61,25 +78,38 @@ def workload(scale, time_scale=1.0):
     return sorted(jobs)
 
 
-def percentile(values, p):
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+class Cluster:
+    """One mode's private test cluster: its environment, started and stopped."""
+
+    def __init__(self, mode, shareq_sched_params="", reclaim_after=RECLAIM_AFTER_S):
+        self.mode = mode
+        directory, port = CLUSTERS[mode]
+        self.env = dict(os.environ)
+        conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+        conf.write(SHAREQ_CONF.format(reclaim_after=reclaim_after))
+        conf.close()
+        self.conf = conf.name
+        self.env.update(
+            SHAREQ_CLUSTER_DIR=str(REPO / "build" / directory), SHAREQ_PORT_BASE=port,
+            SHAREQ_STOCK="1" if mode == "stock" else "0", SHAREQ_CONF=conf.name,
+            # Slurm reads the first occurrence of a parameter: --shareq-sched-params goes first
+            # and overrides what tests/cluster adds in shareq mode.
+            SHAREQ_SCHED_PARAMS=",".join(p for p in (
+                shareq_sched_params if mode == "shareq" else "", SCHED_PARAMS) if p))
+
+    def __enter__(self):
+        start_cluster(self.env)
+        return self
+
+    def __exit__(self, *_):
+        stop_cluster(self.env)
+        os.unlink(self.conf)
 
 
-def measure(mode, jobs, dump_dir=None, shareq_sched_params=""):
-    env = dict(os.environ)
-    conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-    conf.write(SHAREQ_CONF)
-    conf.close()
-    env.update(SHAREQ_CLUSTER_DIR=str(REPO / "build" / "bench-cluster"), SHAREQ_PORT_BASE="16900",
-               SHAREQ_STOCK="1" if mode == "stock" else "0", SHAREQ_CONF=conf.name,
-               # Slurm reads the first occurrence of a parameter: --shareq-sched-params goes first
-               # and overrides what tests/cluster adds in shareq mode.
-               SHAREQ_SCHED_PARAMS=",".join(p for p in (
-                   shareq_sched_params if mode == "shareq" else "", SCHED_PARAMS) if p))
-    start_cluster(env)
+def play(cluster, jobs, dump_dir, results):
+    """Submits `jobs` on their schedule, waits for the queue to drain, and stores the runs (and,
+    with dump_dir, the files of one run) in results[mode]."""
+    env, mode = cluster.env, cluster.mode
     stop_polling = threading.Event()
     poller = None
     if dump_dir is not None:
@@ -87,7 +117,7 @@ def measure(mode, jobs, dump_dir=None, shareq_sched_params=""):
             env, os.path.join(dump_dir, f"utilisation-{mode}.queue"), stop_polling))
         poller.start()
     try:
-        ids = {}
+        tiers = {}
         t0 = time.monotonic()
         for offset, tier, share, prio, gpus, runtime in jobs:
             delay = offset - (time.monotonic() - t0)
@@ -98,22 +128,20 @@ def measure(mode, jobs, dump_dir=None, shareq_sched_params=""):
             args += ([f"-A{share}"] if mode == "stock"
                      else [f"--share={share}", f"--share-priority={prio}"])
             out = run(["sbatch", "--parsable", *args], env)
-            ids[int(out.stdout.strip())] = tier
-        deadline = time.monotonic() + 900
+            tiers[int(out.stdout.strip())] = tier
+        deadline = time.monotonic() + 900 + 2 * max(j[0] + j[5] for j in jobs)
         while run(["squeue", "-h", "-o", "%i"], env).stdout.strip():
             if time.monotonic() > deadline:
-                sys.exit(f"{mode}: jobs still queued after 900 s")
+                sys.exit(f"{mode}: jobs still queued long after the last should have ended")
             time.sleep(1)
-        if dump_dir is None:
-            return summarise(env, ids)
-        with open(os.path.join(dump_dir, f"utilisation-{mode}.runs"), "w") as dump:
-            return summarise(env, ids, dump)
+        runs = accounted_runs(env, tiers)
     finally:
         stop_polling.set()
         if poller is not None:
             poller.join()
-        stop_cluster(env)
-        os.unlink(conf.name)
+    if dump_dir is not None:
+        write_runs(os.path.join(dump_dir, f"utilisation-{mode}.runs"), runs)
+    results[mode] = runs
 
 
 def poll_queue(env, path, stop):
@@ -126,31 +154,33 @@ def poll_queue(env, path, stop):
                 out.write(f"{now:.1f} {line}\n")
 
 
-def summarise(env, ids, dump=None):
+# One run of one job, as sacct gives it (a requeued job has one per start).
+# (job, tier, state, submit, start, end, gpus, nodelist)
+def accounted_runs(env, tiers):
     out = run(["sacct", "-a", "-X", "-n", "-P", "-D", "-o",
                "JobID,Submit,Start,End,ReqTRES,AllocTRES,State,NodeList"], env).stdout
-    waits = {tier: [] for tier, _, _ in TIERS}
-    runs = []  # (submit, start, end, gpus, nodes) of each run of each job
+    runs = []
     for line in out.splitlines():
         job_id, submit, start, end, req, alloc, state, nodes = line.split("|")
         job = int(job_id.split("_")[0])
-        if job not in ids or "Unknown" in (start, end) or "None" in (start, end):
+        if job not in tiers or "Unknown" in (start, end) or "None" in (start, end):
             continue
-        s, b, e = (datetime.fromisoformat(x).timestamp() for x in (submit, start, end))
-        gpus = gpu_count(alloc) or gpu_count(req)
-        runs.append((s, b, e, gpus, hostnames(nodes)))
-        if dump is not None:
-            dump.write(f"{job} {ids[job]} {state} {s:.0f} {b:.0f} {e:.0f} {gpus} {nodes}\n")
-        if state == "COMPLETED":
-            waits[ids[job]].append(b - s)
-    return result(runs, waits, len(ids))
+        s, b, e = (round(datetime.fromisoformat(x).timestamp()) for x in (submit, start, end))
+        runs.append((job, tiers[job], state.split()[0], s, b, e,
+                     gpu_count(alloc) or gpu_count(req), nodes))
+    return runs
 
 
-def result(runs, waits, jobs):
-    strict, placeable = utilisation(runs)
-    return {"utilisation": strict, "placeable": placeable, "jobs": jobs,
-            "span_s": max(r[2] for r in runs) - min(r[0] for r in runs),
-            "waits": {t: (percentile(w, 50), percentile(w, 90)) for t, w in waits.items()}}
+def write_runs(path, runs):
+    with open(path, "w") as dump:
+        for r in runs:
+            dump.write(" ".join(str(x) for x in r) + "\n")
+
+
+def read_runs(path):
+    with open(path) as dump:
+        return [(int(j), tier, state, int(s), int(b), int(e), int(g), nodes)
+                for j, tier, state, s, b, e, g, nodes in (line.split() for line in dump)]
 
 
 def gpu_count(tres):
@@ -170,42 +200,85 @@ def hostnames(nodelist):
     return names
 
 
-def from_dump(path):
-    """The result dict of a run written with --dump-dir, computed again from its .runs file."""
+def figures(runs):
+    """The figures of one mode in one run, from its accounted runs."""
+    spans = [(s, b, e, g, hostnames(n)) for _, _, _, s, b, e, g, n in runs]
+    strict, placeable = utilisation(spans)
+    waits, within = waits_by_tier(runs)
+    out = {"utilisation": strict, "placeable": placeable,
+           "span_s": max(r[2] for r in spans) - min(r[0] for r in spans),
+           "preempted_runs": sum(1 for r in runs if r[2] in ("PREEMPTED", "REQUEUED"))}
+    for tier, _, _ in TIERS:
+        out[f"{tier}_p50"], out[f"{tier}_p90"] = percentile(waits[tier], 50), \
+            percentile(waits[tier], 90)
+        out[f"{tier}_quota_p50"], out[f"{tier}_quota_p90"] = percentile(within[tier], 50), \
+            percentile(within[tier], 90)
+        out[f"{tier}_quota_jobs"] = len(within[tier])
+    return out
+
+
+def waits_by_tier(runs):
+    """Per tier: each completed job's wait, from its first submission to the start of the run
+    that completed (a preempted run and its requeue count as waiting); and the same for the jobs
+    within their share's quota when submitted: the share's GPUs running then, plus those of its
+    jobs submitted before and still waiting, plus the job's own, at most the share's quota. The
+    same rule reads both modes' runs."""
+    first_submit, final_start = {}, {}
+    for job, _, state, s, b, _, _, _ in runs:
+        first_submit[job] = min(s, first_submit.get(job, s))
+        if state == "COMPLETED":
+            final_start[job] = b
     waits = {tier: [] for tier, _, _ in TIERS}
-    runs, jobs = [], set()
-    with open(path) as dump:
-        for line in dump:
-            job, tier, state, s, b, e, gpus, nodes = line.split()
-            jobs.add(job)
-            runs.append((int(s), int(b), int(e), int(gpus), hostnames(nodes)))
-            if state == "COMPLETED":
-                waits[tier].append(int(b) - int(s))
-    return result(runs, waits, len(jobs))
+    within = {tier: [] for tier, _, _ in TIERS}
+    for job, tier, state, _, b, _, gpus, _ in runs:
+        if state != "COMPLETED":
+            continue
+        wait = b - first_submit[job]
+        waits[tier].append(wait)
+        if share_demand_at_submit(runs, job, tier, first_submit, final_start) + gpus <= \
+                QUOTA_GPUS[tier]:
+            within[tier].append(wait)
+    return waits, within
+
+
+def share_demand_at_submit(runs, job, tier, first_submit, final_start):
+    """GPUs of `tier`'s other jobs running or waiting ahead of `job` when it was submitted."""
+    t = first_submit[job]
+    running = sum(r[6] for r in runs if r[1] == tier and r[0] != job and r[4] <= t < r[5])
+    ahead = {r[0]: r[6] for r in runs if r[1] == tier and r[0] != job and
+             (first_submit[r[0]], r[0]) < (t, job) and final_start.get(r[0], t + 1) > t and
+             not any(x[0] == r[0] and x[4] <= t < x[5] for x in runs)}
+    return running + sum(ahead.values())
 
 
 def utilisation(runs):
     """GPU-seconds used over GPU-seconds the work could have used, second by second, two ways.
-    strict: the family could use min(capacity, GPUs running + GPUs asked for by waiting jobs).
-    placeable: only what the waiting jobs could have taken where GPUs were free, each on one
-    node (largest first, best fit): GPUs idle on a node that no waiting job fits (4 free here, 4
-    there, and 8-GPU jobs waiting) do not count. strict <= placeable; the gap is fragmentation."""
-    first = int(min(r[0] for r in runs))
-    last = int(max(r[2] for r in runs)) + 1
+    runs: (submit, start, end, gpus, nodes). strict: the family could use min(capacity, GPUs
+    running + GPUs asked for by waiting jobs). placeable: only what the waiting jobs could have
+    taken where GPUs were free, each on one node (largest first, best fit): GPUs idle on a node
+    that no waiting job fits (4 free here, 4 there, and 8-GPU jobs waiting) do not count.
+    strict <= placeable; the gap is fragmentation."""
     used = fillable = placeable = 0
-    for t in range(first, last):
-        running = [r for r in runs if r[1] <= t < r[2]]
-        waiting = [r[3] for r in runs if r[0] <= t < r[1]]
+    for _, running, waiting in seconds(runs):
         busy = min(sum(r[3] for r in running), CAPACITY_GPUS)
         used += busy
-        fillable += min(CAPACITY_GPUS, busy + sum(waiting))
-        placeable += busy + min(CAPACITY_GPUS - busy, fits(free_gpus(running), waiting))
+        fillable += min(CAPACITY_GPUS, busy + sum(r[3] for r in waiting))
+        placeable += busy + min(CAPACITY_GPUS - busy,
+                                fits(free_gpus(running), [r[3] for r in waiting]))
     return (used / fillable if fillable else 0.0, used / placeable if placeable else 0.0)
+
+
+def seconds(runs):
+    """(t, running runs, waiting runs) for each second of the workload."""
+    first = int(min(r[0] for r in runs))
+    last = int(max(r[2] for r in runs)) + 1
+    for t in range(first, last):
+        yield (t, [r for r in runs if r[1] <= t < r[2]], [r for r in runs if r[0] <= t < r[1]])
 
 
 def free_gpus(running):
     free = {node: GPUS_PER_NODE for node in FAMILY_NODES}
-    for _, _, _, gpus, nodes in running:
+    for _, _, _, gpus, nodes, *_ in running:
         for node in nodes:
             free[node] = free.get(node, 0) - gpus // max(1, len(nodes))
     return free
@@ -213,65 +286,231 @@ def free_gpus(running):
 
 def fits(free, waiting):
     """GPUs of the waiting jobs that fit into the nodes' free GPUs, largest job first, best fit."""
+    return sum(placed(free, waiting))
+
+
+def placed(free, waiting):
+    """The GPU counts of the waiting jobs that fit, in placement order (largest first, best fit)."""
+    return [gpus for gpus, in fitting_jobs(free, [(g,) for g in sorted(waiting, reverse=True)],
+                                          size=0)]
+
+
+def idle_breakdown(runs, queue):
+    """Where a mode's idle GPU-seconds went (strict measure), as shares of what the work could
+    have used: fragmentation (no waiting job fits where GPUs are free), and, for idle GPUs some
+    waiting job could take, by that job's state: submitted under batch_sched_delay ago, a
+    requeued victim in its BeginTime, or a job Slurm had not started yet (waiting for a pass).
+    queue: {(second, job): reason} from the .queue dump; jobs it does not name count as waiting
+    for a pass."""
+    first_submit = {}
+    for job, _, _, s, _, _, _, _ in runs:
+        first_submit[job] = min(s, first_submit.get(job, s))
+    spans = [(s, b, e, g, hostnames(n), job) for job, _, _, s, b, e, g, n in runs]
+    out = {"fragmentation": 0, "just submitted": 0, "victim in BeginTime": 0,
+           "waiting for a pass": 0}
+    fillable = 0
+    for t, running, waiting in seconds(spans):
+        busy = min(sum(r[3] for r in running), CAPACITY_GPUS)
+        could = min(CAPACITY_GPUS, busy + sum(r[3] for r in waiting))
+        fillable += could
+        free = free_gpus(running)
+        room = min(CAPACITY_GPUS - busy, fits(free, [r[3] for r in waiting]))
+        out["fragmentation"] += could - busy - room
+        for r in fitting_jobs(free, sorted(waiting, key=lambda r: -r[3])):
+            take = min(r[3], room)
+            if take <= 0:
+                break
+            room -= take
+            if queue.get((t, r[5]), "").startswith("BeginTime") or (
+                    not queue and r[0] > first_submit[r[5]]):
+                out["victim in BeginTime"] += take
+            elif t - r[0] < BATCH_SCHED_DELAY_S:
+                out["just submitted"] += take
+            else:
+                out["waiting for a pass"] += take
+    return {k: v / fillable if fillable else 0.0 for k, v in out.items()}
+
+
+def fitting_jobs(free, waiting, size=3):
+    """The waiting runs (tuples whose [size] is their GPUs) that fit into the nodes' free GPUs,
+    taken in the given order, each on the fullest node it fits (best fit)."""
     free = sorted(f for f in free.values() if f > 0)
-    placed = 0
-    for gpus in sorted(waiting, reverse=True):
-        node = next((i for i, f in enumerate(free) if f >= gpus), None)
+    out = []
+    for r in waiting:
+        node = next((i for i, f in enumerate(free) if f >= r[size]), None)
         if node is not None:
-            free[node] -= gpus
-            placed += gpus
+            free[node] -= r[size]
+            out.append(r)
             free.sort()
-    return placed
+    return out
+
+
+def read_queue(path):
+    """{(second, job): reason} from a .queue dump ({} when there is none)."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            t, job, _, reason = (line.rstrip("\n").split(" ", 3) + [""])[:4]
+            out[(int(float(t)), int(job))] = reason
+    return out
+
+
+COLUMNS = [("utilisation", "GPU util (strict)", "pct"), ("placeable", "placeable", "pct"),
+           ("span_s", "span (s)", "s")] + [
+    (f"{t}_{k}", f"{t} {k.replace('quota_', 'within quota ').replace('p', 'P')}", "s")
+    for t, _, _ in TIERS for k in ("p50", "p90", "quota_p50", "quota_p90")] + [
+    ("preempted_runs", "preempted runs", "n")]
+
+
+def fmt(value, kind):
+    if value != value:  # nan
+        return "-"
+    return f"{value:.1%}" if kind == "pct" else f"{value:.0f}"
+
+
+def report(per_run, modes):
+    """Median [min-max] of each figure per mode over the runs, and how many runs shareq led."""
+    print(f"{'figure':<26}" + "".join(f"{m + ': median [range]':>28}" for m in modes))
+    for key, label, kind in COLUMNS:
+        row = f"{label:<26}"
+        for mode in modes:
+            values = [r[mode][key] for r in per_run if mode in r and r[mode][key] == r[mode][key]]
+            if not values:
+                row += f"{'-':>28}"
+                continue
+            cell = (f"{fmt(statistics.median(values), kind)} "
+                    f"[{fmt(min(values), kind)}-{fmt(max(values), kind)}]")
+            row += f"{cell:>28}"
+        print(row)
+    if {"stock", "shareq"} <= set(modes):
+        pairs = [r for r in per_run if "stock" in r and "shareq" in r]
+        lead = sum(1 for r in pairs if r["shareq"]["utilisation"] >= r["stock"]["utilisation"])
+        print(f"\nshareq's strict utilisation at least stock's in {lead} of {len(pairs)} runs")
+
+
+def run_pair(index, seed, opts, modes, dump_root):
+    jobs = workload(opts.scale, opts.time_scale, seed)
+    dump_dir = None
+    if dump_root:
+        dump_dir = os.path.join(dump_root, f"run{index}")
+        os.makedirs(dump_dir, exist_ok=True)
+        with open(os.path.join(dump_dir, "run.json"), "w") as f:
+            json.dump({"seed": seed, "time_scale": opts.time_scale, "scale": opts.scale,
+                       "reclaim_after": opts.reclaim_after,
+                       "modes": modes, "parallel": opts.parallel}, f)
+    results = {}
+    order = modes if index % 2 == 0 else list(reversed(modes))
+    if opts.parallel:
+        clusters = [Cluster(m, opts.shareq_sched_params, opts.reclaim_after) for m in order]
+        for c in clusters:
+            c.__enter__()
+        try:
+            threads = [threading.Thread(target=play, args=(c, jobs, dump_dir, results))
+                       for c in clusters]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            for c in clusters:
+                c.__exit__()
+    else:
+        for mode in order:
+            with Cluster(mode, opts.shareq_sched_params, opts.reclaim_after) as c:
+                play(c, jobs, dump_dir, results)
+    missing = [m for m in modes if m not in results]
+    if missing:
+        sys.exit(f"run {index}: no result for {', '.join(missing)}")
+    return {mode: figures(runs) for mode, runs in results.items()}
+
+
+def from_dumps(root, modes, explain):
+    """The per-run figures again from a --dump-dir tree (run*/utilisation-MODE.runs), or from a
+    single run's files directly in root (the benchmark's first form)."""
+    dirs = sorted((os.path.join(root, d) for d in os.listdir(root) if d.startswith("run")
+                   and os.path.isdir(os.path.join(root, d))),
+                  key=lambda d: int(re.sub(r"\D", "", os.path.basename(d)) or 0)) or [root]
+    per_run = []
+    for d in dirs:
+        runs = {m: os.path.join(d, f"utilisation-{m}.runs") for m in modes}
+        runs = {m: read_runs(p) for m, p in runs.items() if os.path.exists(p)}
+        if not runs:
+            continue
+        per_run.append({m: figures(r) for m, r in runs.items()})
+        if explain:
+            print(f"{os.path.basename(d)}: idle GPU time, share of what the work could use")
+            for m, r in runs.items():
+                parts = idle_breakdown(r, read_queue(os.path.join(d, f"utilisation-{m}.queue")))
+                print(f"  {m:<7} " + ", ".join(f"{k} {v:.1%}" for k, v in parts.items()))
+    return per_run
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5,
+                        help="paired runs (each mode once per run; default 5)")
+    parser.add_argument("--seed", type=int, default=7,
+                        help="run K draws its job list with seed SEED + K (default 7)")
     parser.add_argument("--scale", type=float, default=1.0, help="jobs per burst = 8 x scale")
     parser.add_argument("--time-scale", type=float, default=1.0,
                         help="stretch submission and run times by this factor (default 1: jobs"
                         " of 6-14 s); Slurm's own delays (batch_sched_delay, bf_interval, a"
                         " requeued job's BeginTime) stay as they are")
+    parser.add_argument("--parallel", action="store_true",
+                        help="run the modes of a run at the same time on two private clusters")
     parser.add_argument("--shareq-sched-params", default="",
                         help="SchedulerParameters put first in shareq mode, e.g. "
                         "partition_job_depth=0 (Slurm reads the first occurrence)")
+    parser.add_argument("--reclaim-after", type=int, default=RECLAIM_AFTER_S,
+                        help="shareq.conf's ReclaimAfter in shareq mode (default %(default)s: what"
+                        " a reclaim costs its victim on the test cluster)")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
-    parser.add_argument("--dump-dir", help="write each run (job, tier, state, submit, start, end,"
-                        " GPUs, nodes) to DIR/utilisation-MODE.runs and the pending queue, once a"
-                        " second (time, job, priority, reason), to DIR/utilisation-MODE.queue")
+    parser.add_argument("--dump-dir", help="write each run's jobs (job, tier, state, submit, "
+                        "start, end, GPUs, nodes) to DIR/runK/utilisation-MODE.runs and the "
+                        "pending queue, once a second (time, job, priority, reason), to "
+                        "DIR/runK/utilisation-MODE.queue")
     parser.add_argument("--from-dumps", metavar="DIR",
-                        help="run nothing: print the table again from DIR/utilisation-MODE.runs")
+                        help="run nothing: print the table again from a --dump-dir tree")
+    parser.add_argument("--explain", action="store_true",
+                        help="with --from-dumps: where each run's idle GPU time went")
     opts = parser.parse_args()
     modes = opts.modes.split(",")
-    if not set(modes) <= {"stock", "shareq"}:
+    if not modes or not set(modes) <= {"stock", "shareq"} or len(set(modes)) != len(modes):
         parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
-    for name, value in (("--scale", opts.scale), ("--time-scale", opts.time_scale)):
+    for name, value in (("--scale", opts.scale), ("--time-scale", opts.time_scale),
+                        ("--runs", opts.runs)):
         if not value > 0:
             parser.error(f"{name}: {value}: must be a number above 0")
+    if opts.reclaim_after < 0:
+        parser.error(f"--reclaim-after: {opts.reclaim_after}: must be 0 or more seconds")
+    if opts.explain and not opts.from_dumps:
+        parser.error("--explain: only with --from-dumps DIR")
     if opts.dump_dir:
         try:
             os.makedirs(opts.dump_dir, exist_ok=True)
         except OSError as e:
             parser.error(f"--dump-dir: {opts.dump_dir}: cannot create it: {e.strerror}")
-    jobs = workload(opts.scale, opts.time_scale)
     if opts.from_dumps:
-        dumps = {mode: os.path.join(opts.from_dumps, f"utilisation-{mode}.runs") for mode in modes}
-        results = {mode: from_dump(path) for mode, path in dumps.items() if os.path.exists(path)}
-        if not results:
+        if not os.path.isdir(opts.from_dumps):
+            parser.error(f"--from-dumps: {opts.from_dumps}: no such directory")
+        per_run = from_dumps(opts.from_dumps, modes, opts.explain)
+        if not per_run:
             parser.error(f"--from-dumps: no utilisation-MODE.runs for {opts.modes} in "
                          f"{opts.from_dumps}")
     else:
-        results = {mode: measure(mode, jobs, opts.dump_dir, opts.shareq_sched_params)
-                   for mode in modes}
-    print(f"\n{len(jobs)} GPU jobs on family p5 (32 GPUs), bursts from three shares, "
+        per_run = []
+        for k in range(opts.runs):
+            per_run.append(run_pair(k, opts.seed + k, opts, modes, opts.dump_dir))
+            print(f"run {k} (seed {opts.seed + k}): " + "; ".join(
+                f"{m} {r['utilisation']:.1%} strict, production P90 {fmt(r['production_p90'], 's')} s"
+                for m, r in per_run[-1].items()), flush=True)
+    jobs = workload(opts.scale, opts.time_scale, opts.seed)
+    print(f"\n{len(jobs)} GPU jobs a run on family p5 (32 GPUs), bursts from three shares, "
           f"time scale {opts.time_scale:g} (jobs of {min(j[5] for j in jobs)}-"
-          f"{max(j[5] for j in jobs)} s)\n")
-    print(f"{'plugins':<8} {'GPU util':>9} {'placeable':>10} {'span (s)':>9}  " +
-          "  ".join(f"{t + ' P50/P90 wait (s)':>30}" for t, _, _ in TIERS))
-    for mode, r in results.items():
-        waits = "  ".join(f"{r['waits'][t][0]:>14.1f} / {r['waits'][t][1]:>13.1f}"
-                          for t, _, _ in TIERS)
-        print(f"{mode:<8} {r['utilisation']:>8.1%} {r['placeable']:>9.1%} {r['span_s']:>9.0f}  "
-              f"{waits}")
+          f"{max(j[5] for j in jobs)} s), {len(per_run)} run(s); waits in seconds\n")
+    report(per_run, modes)
 
 
 if __name__ == "__main__":
