@@ -132,27 +132,55 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
   store_factors(job, parts);
 }
 
-// Step 3: every pending job's priority (policy::prioritize, one job at a time from the shared
-// ranks), and each share's highest --share-priority among its pending jobs, held ones included
-// (pending_priorities.hpp); then job_list in that order (job_list_order.hpp). Job write lock
-// held.
+// What the last ranking's within-quota jobs take of each share's quota: a job submitted since is
+// ranked behind them (priority_of), until the re-ranking its submission asks for.
+std::mutex g_taken_mutex;
+policy::QuotaAhead g_taken;
+
+// A job that may start now: not held, its BeginTime passed (a requeued victim's is in the future).
+bool eligible(const job_record_t* job, int64_t now) {
+  return job->priority != 0 && job->details != nullptr && job->details->begin_time <= now;
+}
+
+// Step 3: every pending job's priority (policy::prioritize_queue over the whole queue, from the
+// shared ranks), and each share's highest --share-priority among its pending jobs, held ones
+// included (pending_priorities.hpp); then job_list in that order (job_list_order.hpp). Job write
+// lock held.
 void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64_t now) {
   const auto ranked = current_ranks(config);
   const policy::Ledger& ledger = ranked->snapshot->ledger();
   std::vector<int> highest(config->policy.share_count(), -1);
   std::vector<uint32_t> pending_ids;
+  std::vector<job_record_t*> outside;
+  std::vector<job_record_t*> governed;
+  std::vector<policy::PendingJob> queue;
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
     pending_ids.push_back(job->job_id);
-    const auto p = ctld::pending_job(*config, job);
+    auto p = ctld::pending_job(*config, job);
     if (p && p->share < highest.size()) {
       highest[p->share] = std::max(highest[p->share], p->priority);
     }
-    if (keeps_its_priority(job)) continue;
-    set_priority(job, p ? parts_of(policy::prioritize(ranked->ranks, ledger, *p)) : kOutside, now);
+    if (!p) {
+      if (!keeps_its_priority(job)) outside.push_back(job);
+      continue;
+    }
+    p->eligible = eligible(job, now);
+    // A job whose priority an administrator set still takes its share's quota when eligible.
+    governed.push_back(keeps_its_priority(job) ? nullptr : job);
+    queue.push_back(std::move(*p));
   }
   list_iterator_destroy(it);
+  policy::RankedQueue ranking = policy::prioritize_queue(ranked->ranks, ledger, queue);
+  for (size_t i = 0; i < queue.size(); ++i) {
+    if (governed[i] != nullptr) set_priority(governed[i], parts_of(ranking.factors[i]), now);
+  }
+  for (job_record_t* job : outside) set_priority(job, kOutside, now);
+  {
+    const std::lock_guard<std::mutex> lock(g_taken_mutex);
+    g_taken = std::move(ranking.taken);
+  }
   ctld::publish_pending_priorities(config->version, std::move(highest));
   ctld::claims_keep_pending(std::move(pending_ids));
   const auto started = std::chrono::steady_clock::now();
@@ -292,9 +320,14 @@ uint32_t priority_of(job_record_t* job) {
     return SHAREQ_OUTSIDE_PRIORITY;
   }
   const auto ranked = current_ranks(config);
-  const policy::PriorityFactors f =
-      policy::prioritize(ranked->ranks, ranked->snapshot->ledger(), *pending);
+  policy::PriorityFactors f;
+  {
+    const std::lock_guard<std::mutex> lock(g_taken_mutex);
+    f = policy::prioritize(ranked->ranks, ranked->snapshot->ledger(), *pending, g_taken);
+  }
   store_factors(job, parts_of(f));
+  // Behind every ranked job of its share for now: the re-ranking puts it in its place.
+  on_jobs_changed();
   return std::max<uint32_t>(f.priority, 1);
 }
 

@@ -44,6 +44,9 @@ struct PendingJob {
   int priority = 0;
   Time submit_time = 0;
   std::vector<FamilyRequest> requests;  // the job's partitions in the user's order, in families
+  // It may start now (not held, its BeginTime passed). Only such a job takes its share's quota
+  // ahead of the share's later jobs when the queue is ranked (ordering.hpp).
+  bool eligible = true;
   bool operator==(const PendingJob&) const = default;
 };
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "policy/quota_math.hpp"
 
@@ -105,30 +106,83 @@ ShareRanks rank_shares(const Ledger& ledger, const DecayedUsage& usage) {
   return ranks;
 }
 
-PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job) {
+namespace {
+
+struct Choice {
+  PriorityFactors factors;
+  size_t index = SIZE_MAX;  // the best family's (share, family) pair when within quota
+  int64_t amount = 0;
+};
+
+int64_t ahead_at(const QuotaAhead& ahead, size_t index, size_t expected_size) {
+  return ahead.size() == expected_size ? ahead[index] : 0;
+}
+
+Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
+              const QuotaAhead& ahead) {
   const Policy& policy = ledger.policy();
   Standing best;
+  Choice choice;
   for (const FamilyRequest& request : job.requests) {
     const QuotaRule* rule = policy.rule(job.share, request.family);
     const int64_t amount = std::max<int64_t>(request.amount, 0);
     if (rule == nullptr || amount > ledger.capacity(request.family)) continue;
     const size_t index = job.share * ranks.family_count + request.family;
     if (index >= ranks.within.size()) continue;
+    const int64_t taken = math::add(ledger.usage(job.share, request.family),
+                                    ahead_at(ahead, index, ranks.within.size()));
     Standing here;
-    here.within = math::add(ledger.usage(job.share, request.family), amount) <= rule->quota;
+    here.within = math::add(taken, amount) <= rule->quota;
     here.rank = here.within ? ranks.within[index] : ranks.borrow[index];
-    if (here > best) best = here;
+    if (here > best) {
+      best = here;
+      choice.index = here.within ? index : SIZE_MAX;
+      choice.amount = amount;
+    }
   }
-  return pack(best, job.priority);
+  choice.factors = pack(best, job.priority);
+  return choice;
+}
+
+// A share's own order: higher --share-priority, then older, then lower job id.
+bool ahead_in_share(const PendingJob& a, const PendingJob& b) {
+  if (a.share != b.share) return a.share < b.share;
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+  return a.id < b.id;
+}
+
+}  // namespace
+
+PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
+                           const QuotaAhead& ahead) {
+  return choose(ranks, ledger, job, ahead).factors;
+}
+
+RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
+                             std::span<const PendingJob> pending) {
+  std::vector<size_t> order(pending.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ahead_in_share(pending[a], pending[b]) ||
+           (!ahead_in_share(pending[b], pending[a]) && a < b);
+  });
+  RankedQueue out;
+  out.factors.resize(pending.size());
+  out.taken.assign(ranks.within.size(), 0);
+  for (const size_t i : order) {
+    const Choice choice = choose(ranks, ledger, pending[i], out.taken);
+    out.factors[i] = choice.factors;
+    if (pending[i].eligible && choice.index != SIZE_MAX) {
+      out.taken[choice.index] = math::add(out.taken[choice.index], choice.amount);
+    }
+  }
+  return out;
 }
 
 std::vector<PriorityFactors> prioritize(const Ledger& ledger, const DecayedUsage& usage,
                                         std::span<const PendingJob> pending) {
-  const ShareRanks ranks = rank_shares(ledger, usage);
-  std::vector<PriorityFactors> out;
-  out.reserve(pending.size());
-  for (const PendingJob& job : pending) out.push_back(prioritize(ranks, ledger, job));
-  return out;
+  return prioritize_queue(rank_shares(ledger, usage), ledger, pending).factors;
 }
 
 PriorityFactors prioritize_one(const Ledger& ledger, const DecayedUsage& usage,

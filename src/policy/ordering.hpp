@@ -1,7 +1,12 @@
 // The order of pending jobs, as Slurm priorities (higher runs first).
 //
 // Criteria, in order:
-//  1. jobs within their share's quota (in their best family) before jobs that would borrow;
+//  1. jobs within their share's quota (in their best family) before jobs that would borrow.
+//     A job is within quota when the share's usage, plus what the share's eligible pending jobs
+//     ahead of it in the share's own order (3 and 4 below) already take of the quota, plus the
+//     job's amount, fit in the quota: a burst of one share does not put all of its jobs in the
+//     first tier, only the jobs its quota holds (first fit: a job too big for what is left is
+//     passed over and takes nothing);
 //  2. among within-quota jobs, the share furthest below its quota first (smallest usage/quota,
 //     usage as held now, without the job; a quota of 0 counts as fully used);
 //     among borrowers, the share with the least decayed usage relative to its quota first
@@ -59,14 +64,32 @@ struct ShareRanks {
 
 ShareRanks rank_shares(const Ledger& ledger, const DecayedUsage& usage);
 
-// One job's priority from precomputed ranks (the ledger must be the one they came from).
-PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job);
+// What the share's pending jobs ahead of a job already take of its quota, per (share, family):
+// [share * family_count + family], in the family's unit. Empty (or of another size) = nothing.
+using QuotaAhead = std::vector<int64_t>;
 
-// Priorities for `pending` (same order as the input). Deterministic; O(n log shares).
+// One job's priority from precomputed ranks (the ledger must be the one they came from), its
+// share's jobs ahead of it taking `ahead` of the quota.
+PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
+                           const QuotaAhead& ahead = {});
+
+// A ranked queue: each job's factors (same order as the input) and what the eligible
+// within-quota jobs take of each share's quota in all (for a job submitted after them).
+struct RankedQueue {
+  std::vector<PriorityFactors> factors;
+  QuotaAhead taken;
+};
+
+// Priorities for `pending`, criterion 1 counting each share's jobs ahead. Deterministic, whatever
+// the order of the input; O(n log n + pairs log pairs).
+RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
+                             std::span<const PendingJob> pending);
+
+// prioritize_queue(...).factors, ranks computed here.
 std::vector<PriorityFactors> prioritize(const Ledger& ledger, const DecayedUsage& usage,
                                         std::span<const PendingJob> pending);
 
-// The same for one job (as priority_p_set needs at submission).
+// One job with nothing ahead of it (the queue's first job of its share).
 PriorityFactors prioritize_one(const Ledger& ledger, const DecayedUsage& usage,
                                const PendingJob& job);
 

@@ -1,6 +1,7 @@
 // prioritize: each ordering criterion in isolation, the packing, and determinism.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "policy/ordering.hpp"
@@ -137,7 +138,7 @@ TEST(Order, QuotaZeroCountsAsFullyUsed) {
   EXPECT_EQ(ranks.within[world.share("a") * families + 1], 0u);  // a has no quota in p5
 }
 
-TEST(Order, SameResultEveryTimeAndJobByJob) {
+TEST(Order, SameResultEveryTimeWhateverTheInputOrder) {
   const World world(Shares(), {Running(1).share("a").amount(2), Running(2).share("b").amount(5)});
   std::mt19937 rng(11);
   std::vector<PendingJob> pending;
@@ -145,19 +146,97 @@ TEST(Order, SameResultEveryTimeAndJobByJob) {
     pending.push_back(Pending(id)
                           .share(std::vector<std::string>{"a", "b", "z"}[rng() % 3])
                           .priority(int(rng() % 100))
+                          .submitted(Time(rng() % 50))
                           .request(rng() % 2 ? "p4" : "p5", 1 + rng() % 3)
                           .request("p4", 1 + rng() % 3)
                           .resolve(world.policy));
   }
   const DecayedUsage usage(world.policy.share_count() * world.policy.family_count(), 7.0);
   const auto once = prioritize(world.ledger(), usage, pending);
-  const auto twice = prioritize(world.ledger(), usage, pending);
+  auto shuffled = pending;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  const auto again = prioritize(world.ledger(), usage, shuffled);
   ASSERT_EQ(once.size(), pending.size());
-  for (size_t i = 0; i < pending.size(); ++i) {
-    EXPECT_EQ(once[i].priority, twice[i].priority);
-    EXPECT_EQ(once[i].priority, prioritize_one(world.ledger(), usage, pending[i]).priority);
-    EXPECT_GE(once[i].priority, 1u);
+  for (size_t i = 0; i < shuffled.size(); ++i) {
+    const size_t at = shuffled[i].id - 1;
+    EXPECT_EQ(again[i].priority, once[at].priority) << "job " << shuffled[i].id;
+    EXPECT_GE(once[at].priority, 1u);
   }
+}
+
+// Share a has quota 4 in p4 and runs nothing: the jobs its quota holds, in the share's own order.
+std::vector<bool> within_quota(const World& world, const std::vector<Pending>& jobs) {
+  std::vector<PendingJob> pending;
+  for (const Pending& job : jobs) pending.push_back(job.resolve(world.policy));
+  std::vector<bool> out;
+  for (const PriorityFactors& f : prioritize(world.ledger(), {}, pending))
+    out.push_back(f.within_quota);
+  return out;
+}
+
+TEST(Order, ABurstOfOneShareIsWithinQuotaOnlyAsFarAsTheQuotaHolds) {
+  const World world(Shares(), {});
+  std::vector<Pending> burst;
+  for (JobId id = 1; id <= 6; ++id) burst.push_back(Pending(id).share("a").request("p4", 1));
+  EXPECT_EQ(within_quota(world, burst), (std::vector<bool>{true, true, true, true, false, false}));
+}
+
+TEST(Order, TheShareRunningPartOfItsQuotaHasOnlyTheRestForItsQueue) {
+  const World world(Shares(), {Running(1).share("a").amount(3)});
+  EXPECT_EQ(within_quota(world, {Pending(2).share("a").request("p4", 1),
+                                 Pending(3).share("a").request("p4", 1)}),
+            (std::vector<bool>{true, false}));
+}
+
+TEST(Order, TheQuotaGoesInTheSharesOwnOrderNotTheInputOrder) {
+  const World world(Shares(), {});
+  // Job 1 is older but has a lower --share-priority: job 2 comes first in share a.
+  EXPECT_EQ(within_quota(world, {Pending(1).share("a").priority(10).request("p4", 3),
+                                 Pending(2).share("a").priority(90).request("p4", 3)}),
+            (std::vector<bool>{false, true}));
+  // Equal priorities: the older first, then the lower id.
+  EXPECT_EQ(within_quota(world, {Pending(5).share("a").submitted(20).request("p4", 3),
+                                 Pending(6).share("a").submitted(10).request("p4", 3),
+                                 Pending(3).share("a").submitted(20).request("p4", 1)}),
+            (std::vector<bool>{false, true, true}));
+}
+
+TEST(Order, AJobTooBigForWhatIsLeftIsPassedOverAndTakesNothing) {
+  const World world(Shares(), {});
+  EXPECT_EQ(within_quota(world, {Pending(1).share("a").priority(90).request("p4", 3),
+                                 Pending(2).share("a").priority(80).request("p4", 3),
+                                 Pending(3).share("a").priority(70).request("p4", 1)}),
+            (std::vector<bool>{true, false, true}));
+}
+
+TEST(Order, AJobThatCannotStartYetTakesNoQuotaFromTheJobsBehindIt) {
+  const World world(Shares(), {});
+  // Job 1 waits out its BeginTime (a requeued victim) or is held.
+  EXPECT_EQ(within_quota(world, {Pending(1).share("a").priority(90).request("p4", 4).not_eligible(),
+                                 Pending(2).share("a").priority(80).request("p4", 4)}),
+            (std::vector<bool>{true, true}));
+}
+
+TEST(Order, EachSharesQueueTakesOnlyItsOwnQuota) {
+  const World world(Shares(), {});
+  EXPECT_EQ(within_quota(world, {Pending(1).share("a").request("p4", 4),
+                                 Pending(2).share("b").request("p4", 4),
+                                 Pending(3).share("a").request("p4", 1),
+                                 Pending(4).share("b").request("p4", 1)}),
+            (std::vector<bool>{true, true, false, false}));
+}
+
+TEST(Order, AJobSubmittedAfterARankedQueueIsBehindItsShareUntilTheNextRanking) {
+  const World world(Shares(), {});
+  const std::vector<PendingJob> queue = {Pending(1).share("a").request("p4", 3).resolve(world.policy),
+                                         Pending(2).share("b").request("p4", 4).resolve(world.policy)};
+  const ShareRanks ranks = rank_shares(world.ledger(), {});
+  const RankedQueue ranked = prioritize_queue(ranks, world.ledger(), queue);
+  const PendingJob one = Pending(3).share("a").request("p4", 1).resolve(world.policy);
+  const PendingJob two = Pending(4).share("a").request("p4", 2).resolve(world.policy);
+  EXPECT_TRUE(prioritize(ranks, world.ledger(), one, ranked.taken).within_quota);
+  EXPECT_FALSE(prioritize(ranks, world.ledger(), two, ranked.taken).within_quota);
+  EXPECT_TRUE(prioritize(ranks, world.ledger(), two).within_quota);  // nothing ahead
 }
 
 TEST(Order, UsageOfAnotherSizeCountsAsNoHistory) {
