@@ -63,6 +63,7 @@ struct Config {
   int default_priority = 50;            // DefaultPriority, 0..99
   bool in_share_preemption = true;      // InSharePreemption
   int64_t reclaim_min_runtime_s = 600;  // ReclaimMinRuntime
+  int64_t reclaim_after_s = 60;         // ReclaimAfter
   int64_t preempt_grace_time_s = 0;     // PreemptGraceTime
   int64_t max_keep_alive_s = 3600;      // MaxKeepAlive
   int64_t max_warm_pool_lifetime_s =

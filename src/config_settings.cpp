@@ -105,7 +105,7 @@ Message apply_image_cache_dir(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
-constexpr std::array<GlobalSetting, 11> kSettings = {{
+constexpr std::array<GlobalSetting, 12> kSettings = {{
     {"DefaultPriority", "0..99", apply_default_priority,
      [](const Config& c) { return std::to_string(c.default_priority); }},
     {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
@@ -118,6 +118,9 @@ constexpr std::array<GlobalSetting, 11> kSettings = {{
        return store(units::parse_seconds(v), c.reclaim_min_runtime_s);
      },
      [](const Config& c) { return std::to_string(c.reclaim_min_runtime_s); }},
+    {"ReclaimAfter", "a non-negative integer number of seconds",
+     [](Config& c, std::string_view v) { return store(units::parse_seconds(v), c.reclaim_after_s); },
+     [](const Config& c) { return std::to_string(c.reclaim_after_s); }},
     {"PreemptGraceTime", "a non-negative integer number of seconds",
      [](Config& c, std::string_view v) {
        return store(units::parse_seconds(v), c.preempt_grace_time_s);

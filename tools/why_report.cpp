@@ -90,6 +90,12 @@ std::string outlook(const ClusterState& state, const policy::PendingJob& job, Fa
                        duration_text(*at - now) + ")"
                  : "");
     }
+    case WaitReason::ReclaimAfter: {
+      const int64_t at = job.submit_time + state.policy().reclaim_after_s;
+      return "it waits up to ReclaimAfter=" + std::to_string(state.policy().reclaim_after_s) +
+             "s for capacity to come free by itself; it may reclaim borrowed capacity from " +
+             local_time_text(at) + " (in " + duration_text(std::max<int64_t>(at - now, 0)) + ")";
+    }
     case WaitReason::ShareAtBorrowLimit:
       return "over its BorrowLimit: it waits for jobs of its share to end";
     case WaitReason::NothingToBorrow:

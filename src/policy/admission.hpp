@@ -26,6 +26,7 @@ enum class WaitReason {
   ShareAtBorrowLimit,  // would borrow beyond BorrowLimit
   NothingToBorrow,     // would borrow, but no idle capacity that LendLimits allow
   ReclaimMinRuntime,   // within quota; every borrowed job ran less than ReclaimMinRuntime
+  ReclaimAfter,        // within quota; waited less than ReclaimAfter for capacity to come free
   LargerThanFamily,    // asks for more than the family's capacity: can never run
 };
 

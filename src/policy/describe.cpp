@@ -27,9 +27,13 @@ Names names_of(const Ledger& ledger, ShareId share, FamilyId family) {
   return names;
 }
 
-std::string at_capacity(const Ledger& ledger, FamilyId family, const Names& n) {
+std::string family_full(const Ledger& ledger, FamilyId family, const Names& n) {
   return "family " + n.family + " at capacity (" + num(ledger.used(family)) + "/" +
-         num(ledger.capacity(family)) + " " + n.unit + "); waiting to reclaim borrowed capacity";
+         num(ledger.capacity(family)) + " " + n.unit + ")";
+}
+
+std::string at_capacity(const Ledger& ledger, FamilyId family, const Names& n) {
+  return family_full(ledger, family, n) + "; waiting to reclaim borrowed capacity";
 }
 
 std::string borrow_limit(const Ledger& ledger, ShareId share, FamilyId family, int64_t amount,
@@ -73,6 +77,9 @@ std::string words(WaitReason reason, const Ledger& ledger, ShareId share, Family
     case WaitReason::ReclaimMinRuntime:
       return "waiting for borrowed jobs in " + n.family +
              " to reach ReclaimMinRuntime=" + num(ledger.policy().reclaim_min_runtime_s) + "s";
+    case WaitReason::ReclaimAfter:
+      return family_full(ledger, family, n) + "; reclaims once it has waited ReclaimAfter=" +
+             num(ledger.policy().reclaim_after_s) + "s";
     case WaitReason::LargerThanFamily:
       return "asks for " + num(amount) + " " + n.unit + ", more than family " + n.family +
              "'s capacity of " + num(ledger.capacity(family));

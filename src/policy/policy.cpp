@@ -47,6 +47,7 @@ Policy Policy::compile(const Config& config) {
   policy.default_priority = config.default_priority;
   policy.in_share_preemption = config.in_share_preemption;
   policy.reclaim_min_runtime_s = config.reclaim_min_runtime_s;
+  policy.reclaim_after_s = config.reclaim_after_s;
   policy.preempt_grace_time_s = config.preempt_grace_time_s;
   return policy;
 }

@@ -63,6 +63,7 @@ class Policy {
   int default_priority = 50;
   bool in_share_preemption = true;
   int64_t reclaim_min_runtime_s = 600;
+  int64_t reclaim_after_s = 60;
   int64_t preempt_grace_time_s = 0;
 
  private:

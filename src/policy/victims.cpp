@@ -20,6 +20,12 @@ bool fits_in_what_its_share_borrows(const Ledger& ledger, const RunningJob& job)
   return ledger.borrowed(job.share, job.family) >= job.amount;
 }
 
+// A job within quota has waited ReclaimAfter since it was submitted (or requeued): until then it
+// waits for capacity to come free by itself instead of requeueing borrowed jobs.
+bool reclaim_due(const Ledger& ledger, const PendingJob& job, Time now) {
+  return math::sub(now, job.submit_time) >= ledger.policy().reclaim_after_s;
+}
+
 // The shortest prefix of the order (`next` yields it, nullptr at the end) that frees `need`;
 // then, from its last victim back to its first, every victim dropped whose removal still leaves
 // enough. nullopt when the whole order is not enough.
@@ -104,7 +110,10 @@ VictimChoice pick_victims(const Ledger& ledger, const PendingJob& job, FamilyId 
       admission.reason == WaitReason::LargerThanFamily) {
     return VictimChoice{false, {}, admission.reason};
   }
-  if (admission.within_quota) return reclaim(ledger, job.share, family, amount, running, now);
+  if (admission.within_quota) {
+    if (!reclaim_due(ledger, job, now)) return VictimChoice{false, {}, WaitReason::ReclaimAfter};
+    return reclaim(ledger, job.share, family, amount, running, now);
+  }
   if (ledger.policy().in_share_preemption) {
     if (auto choice = in_share(ledger, job, family, amount, running)) return *choice;
   }
@@ -115,7 +124,7 @@ std::vector<JobId> placement_candidates(const Ledger& ledger, const PendingJob& 
                                         FamilyId family, int64_t amount,
                                         std::span<const RunningJob> running, Time now) {
   const Admission admission = admit(ledger, job.share, family, std::max<int64_t>(amount, 0));
-  if (!admission.within_quota) return {};
+  if (!admission.within_quota || !reclaim_due(ledger, job, now)) return {};
   std::vector<JobId> ids;
   ReclaimOrder order(ledger, job.share, family, running, now, true);
   while (const RunningJob* next = order.next()) ids.push_back(next->id);
@@ -131,7 +140,8 @@ bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, i
     return false;
   }
   if (admission.within_quota) {  // reclaim, or placement when it fits by the numbers
-    return candidate.share != job.share && fits_in_what_its_share_borrows(ledger, candidate) &&
+    return candidate.share != job.share && reclaim_due(ledger, job, now) &&
+           fits_in_what_its_share_borrows(ledger, candidate) &&
            now - candidate.start_time >= ledger.policy().reclaim_min_runtime_s;
   }
   return !admission.can_start && ledger.policy().in_share_preemption &&

@@ -7,6 +7,12 @@
 // reclaim candidates to a job within quota whether it fits by the numbers or not.
 //
 // Reclaim (the job is within its share's quota in the family: usage + amount <= quota):
+//   only once the job has waited ReclaimAfter since its submission (or requeue), now -
+//   submit_time >= reclaim_after_s; until then the reason is ReclaimAfter and nothing is a
+//   candidate. A reclaim costs each victim its run so far and a requeue (Slurm holds a requeued
+//   job for its credential's lifetime, cred_expire + 1 s, and KillWait to end it): when
+//   borrowed jobs are short, capacity comes free sooner than that by itself, and the job,
+//   ranked first, takes it (ski rental: wait up to what buying would cost, then buy).
 //   it needs used(F) - freed + amount <= capacity(F). Candidates are jobs of OTHER shares that are
 //   over their quota in that family and have run at least ReclaimMinRuntime
 //   (now - start_time >= reclaim_min_runtime_s), and whose removal, after the victims already

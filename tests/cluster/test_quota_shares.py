@@ -22,12 +22,13 @@ Share=Research Family=p5 Quota=gres/gpu=16 {research_extra}
 DefaultPriority=50
 InSharePreemption=yes
 ReclaimMinRuntime={min_runtime}
+ReclaimAfter={reclaim_after}
 PreemptGraceTime={grace}
 """
 
 
 def conf(p4_capacity=4, q1=2, q2=2, p1_extra="", p2_extra="", research_extra="",
-         min_runtime=0, grace=0):
+         min_runtime=0, grace=0, reclaim_after=0):
     return BASE.format(**locals())
 
 
@@ -432,6 +433,34 @@ def test_borrowed_jobs_are_not_reclaimed_before_reclaim_min_runtime(shares):
     c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=90)
     assert time.time() - started >= 10, "reclaimed before ReclaimMinRuntime"
     assert sum(1 for job in fill if restarts(c, job) >= 1) == 1
+
+
+def test_a_job_within_quota_waits_reclaim_after_for_capacity_before_it_reclaims(shares):
+    c = shares
+    c.install_shareq_conf(conf(reclaim_after=20))
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")
+    submitted = time.time()
+    wait_until("the ReclaimAfter reason", lambda: "ReclaimAfter=20s" in reason(c, owner),
+               timeout=10)
+    assert not any(restarts(c, job) for job in fill), "reclaimed before ReclaimAfter"
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=90)
+    assert time.time() - submitted >= 15, "started before ReclaimAfter had passed"
+    assert sum(1 for job in fill if restarts(c, job) >= 1) == 1
+
+
+def test_a_job_within_quota_takes_capacity_that_comes_free_during_reclaim_after(shares):
+    c = shares
+    c.install_shareq_conf(conf(reclaim_after=60))
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(3)]
+    short = node_job(c, "alice", "prodexp1", "sleep 8")
+    for job in fill + [short]:
+        c.wait_state(job, "RUNNING")
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=45)
+    assert not any(restarts(c, job) for job in fill + [short]), "reclaimed though a node came free"
 
 
 def test_victim_gets_sigterm_grace_time_before_requeue(shares):

@@ -21,9 +21,11 @@ inline Limit Unlimited() { return Limit{}; }
 inline Limit Amount(int64_t n) { return Limit{Limit::Kind::Amount, n}; }
 inline Limit Percent(int64_t p) { return Limit{Limit::Kind::PercentOfQuota, p}; }
 
-// shareq.conf as values. share() lines apply to the last family named in them.
+// shareq.conf as values. share() lines apply to the last family named in them. ReclaimAfter is
+// 0 unless a test sets it (reclaim_after), so that the other rules can be tested at any `now`.
 class Cluster {
  public:
+  Cluster() { config_.reclaim_after_s = 0; }
   Cluster& family(std::string name, Unit unit, int64_t capacity) {
     config_.families.push_back({name, {name}, unit, capacity, 0});
     return *this;
@@ -43,6 +45,10 @@ class Cluster {
   }
   Cluster& reclaim_min_runtime(int64_t seconds) {
     config_.reclaim_min_runtime_s = seconds;
+    return *this;
+  }
+  Cluster& reclaim_after(int64_t seconds) {
+    config_.reclaim_after_s = seconds;
     return *this;
   }
   Cluster& in_share_preemption(bool on) {
@@ -119,9 +125,14 @@ class Pending {
     requests_.emplace_back(std::move(family), amount);
     return *this;
   }
+  Pending& not_eligible() {
+    eligible_ = false;
+    return *this;
+  }
 
   [[nodiscard]] PendingJob resolve(const Policy& policy) const {
-    PendingJob job{id_, policy.share_id(share_).value_or(UINT32_MAX), priority_, submitted_, {}};
+    PendingJob job{id_, policy.share_id(share_).value_or(UINT32_MAX), priority_, submitted_, {},
+                   eligible_};
     for (const auto& [family, amount] : requests_) {
       job.requests.push_back({policy.family_id(family).value_or(UINT32_MAX), amount});
     }
@@ -133,6 +144,7 @@ class Pending {
   std::string share_;
   int priority_ = 50;
   Time submitted_ = 0;
+  bool eligible_ = true;
   std::vector<std::pair<std::string, int64_t>> requests_;
 };
 

@@ -147,6 +147,7 @@ VictimChoice reference(const Policy& policy, const std::vector<RunningJob>& runn
     return {false, {}, a.reason};
   }
   if (a.within_quota) {
+    if (now - job.submit_time < policy.reclaim_after_s) return {false, {}, WaitReason::ReclaimAfter};
     const int64_t need = state.used + amount - state.capacity();
     if (auto v = colex_first(reclaim_sequence(state, running, job.share, now, true), need)) {
       return choice_of(*v, PreemptKind::Reclaim);
@@ -212,6 +213,7 @@ Instance random_instance(std::mt19937& rng) {
     }
   }
   in.cluster.reclaim_min_runtime(rng() % 3 == 0 ? 0 : rng() % 20)
+      .reclaim_after(rng() % 3 == 0 ? 0 : rng() % 30)
       .in_share_preemption(rng() % 4 != 0);
   in.now = 20 + rng() % 20;
   std::vector<int64_t> used(families, 0);
@@ -236,6 +238,7 @@ Instance random_instance(std::mt19937& rng) {
   in.job = Pending(100)
                .share(share_names[rng() % shares])
                .priority(rng() % 6)
+               .submitted(Time(rng() % 20))
                .request(in.family, in.amount);
   return in;
 }

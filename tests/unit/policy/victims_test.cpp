@@ -411,6 +411,55 @@ TEST(MayPreempt, AgreesWithPickVictimsAndOffersReclaimForPlacement) {
   EXPECT_FALSE(may_preempt(ledger, job, 1, 2, world.running[1], kNow));  // other family
 }
 
+// ReclaimAfter: a job within quota first waits for capacity to come free by itself; once it has
+// waited ReclaimAfter since its submission, it reclaims. Nothing is a candidate before, neither
+// for pick_victims, nor for Slurm's candidate search (may_preempt), nor for placement.
+TEST(ReclaimAfter, AJobWithinQuotaReclaimsOnlyOnceItHasWaitedThatLong) {
+  const Cluster cluster = Cluster()
+                              .family("p4", Unit::Node, 4)
+                              .share("prodexp1", "p4", 2)
+                              .share("prodexp2", "p4", 2)
+                              .reclaim_min_runtime(0)
+                              .reclaim_after(30);
+  const World world(cluster, {Running(1).share("prodexp1").amount(2).started(100),
+                              Running(2).share("prodexp1").amount(2).started(100)});
+  const FamilyId p4 = world.family("p4");
+  const PendingJob job =
+      Pending(3).share("prodexp2").submitted(1000).request("p4", 1).resolve(world.policy);
+  for (const Time now : {Time{1000}, Time{1029}}) {
+    const VictimChoice early = pick_victims(world.ledger(), job, p4, 1, world.running, now);
+    EXPECT_FALSE(early.possible) << now;
+    EXPECT_TRUE(early.victims.empty()) << now;
+    EXPECT_EQ(early.reason, WaitReason::ReclaimAfter) << now;
+    EXPECT_FALSE(may_preempt(world.ledger(), job, p4, 1, world.running[0], now)) << now;
+    EXPECT_TRUE(placement_candidates(world.ledger(), job, p4, 1, world.running, now).empty());
+  }
+  const VictimChoice due = pick_victims(world.ledger(), job, p4, 1, world.running, 1030);
+  ASSERT_TRUE(due.possible);
+  EXPECT_EQ(ids(due), std::vector<JobId>{2});
+  EXPECT_TRUE(may_preempt(world.ledger(), job, p4, 1, world.running[0], 1030));
+  EXPECT_EQ(describe(WaitReason::ReclaimAfter, world.ledger(), job.share, p4, 1),
+            "shareq: family p4 at capacity (4/4 node); reclaims once it has waited "
+            "ReclaimAfter=30s");
+}
+
+TEST(ReclaimAfter, DoesNotDelayInSharePreemptionOrAJobThatFits) {
+  const Cluster cluster = Cluster()
+                              .family("p4", Unit::Node, 4)
+                              .share("prodexp1", "p4", 4)
+                              .reclaim_after(600);
+  const World world(cluster, {Running(1).share("prodexp1").amount(3).priority(10)});
+  const FamilyId p4 = world.family("p4");
+  const PendingJob fits =
+      Pending(2).share("prodexp1").submitted(kNow).request("p4", 1).resolve(world.policy);
+  EXPECT_TRUE(pick_victims(world.ledger(), fits, p4, 1, world.running, kNow).possible);
+  const PendingJob higher = Pending(3).share("prodexp1").priority(90).submitted(kNow)
+                                .request("p4", 2).resolve(world.policy);
+  const VictimChoice choice = pick_victims(world.ledger(), higher, p4, 2, world.running, kNow);
+  ASSERT_TRUE(choice.possible);
+  EXPECT_EQ(ids(choice), std::vector<JobId>{1});
+}
+
 TEST(PickVictims, SameVictimsWhateverTheInputOrder) {
   const Cluster cluster = Three(8);
   std::vector<Running> jobs;
