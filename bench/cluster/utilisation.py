@@ -57,8 +57,10 @@ RECLAIM_AFTER_S = 16
 # Both modes run with sched_interval=5,bf_interval=5; tests/cluster/cluster adds what the README
 # recommends with shareq (bf_min_prio_reserve at the within-quota tier) in shareq mode only.
 SCHED_PARAMS = "sched_interval=5,bf_interval=5"
-# Each mode's private cluster; two at once with --parallel.
-CLUSTERS = {"stock": ("bench-cluster", "16900"), "shareq": ("bench-cluster-2", "16950")}
+# Each mode's private cluster (directory under build/, first TCP port); two at once with
+# --parallel. --slot K moves both (K * 100 ports up, directories suffixed -slotK), so that runs of
+# different time scales can share a machine.
+CLUSTERS = {"stock": ("bench-cluster", 16900), "shareq": ("bench-cluster-2", 16950)}
 BATCH_SCHED_DELAY_S = 3  # Slurm's default: a submitted batch job waits for a pass up to this
 
 
@@ -81,12 +83,15 @@ def workload(scale, time_scale=1.0, seed=7):
 class Cluster:
     """One mode's private test cluster: its environment, started and stopped."""
 
-    def __init__(self, mode, shareq_sched_params="", reclaim_after=RECLAIM_AFTER_S):
+    def __init__(self, mode, shareq_sched_params="", reclaim_after=RECLAIM_AFTER_S, slot=0,
+                 conf_lines=()):
         self.mode = mode
         directory, port = CLUSTERS[mode]
+        directory, port = (f"{directory}-slot{slot}" if slot else directory), str(port + 100 * slot)
         self.env = dict(os.environ)
         conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
         conf.write(SHAREQ_CONF.format(reclaim_after=reclaim_after))
+        conf.write("".join(line + "\n" for line in conf_lines))
         conf.close()
         self.conf = conf.name
         self.env.update(
@@ -142,6 +147,14 @@ def play(cluster, jobs, dump_dir, results):
     if dump_dir is not None:
         write_runs(os.path.join(dump_dir, f"utilisation-{mode}.runs"), runs)
     results[mode] = runs
+
+
+def play_or_say_why(cluster, jobs, dump_dir, results):
+    """play() in a thread: what ended it early goes into results["MODE failed"]."""
+    try:
+        play(cluster, jobs, dump_dir, results)
+    except (SystemExit, Exception) as e:  # noqa: BLE001 - reported by run_pair
+        results[f"{cluster.mode} failed"] = str(e)
 
 
 def poll_queue(env, path, stop):
@@ -367,23 +380,44 @@ COLUMNS = [("utilisation", "GPU util (strict)", "pct"), ("placeable", "placeable
 def fmt(value, kind):
     if value != value:  # nan
         return "-"
+    if kind == "pts":  # a difference of two percentages, in points
+        return f"{100 * value:+.1f}"
     return f"{value:.1%}" if kind == "pct" else f"{value:.0f}"
 
 
-def report(per_run, modes):
-    """Median [min-max] of each figure per mode over the runs, and how many runs shareq led."""
-    print(f"{'figure':<26}" + "".join(f"{m + ': median [range]':>28}" for m in modes))
+def spread(values, kind):
+    """'median [min-max]' of the values ('-' when there are none)."""
+    if not values:
+        return "-"
+    return (f"{fmt(statistics.median(values), kind)} "
+            f"[{fmt(min(values), kind)}, {fmt(max(values), kind)}]")
+
+
+def report(per_run, modes, markdown=False):
+    """Median [min-max] of each figure per mode over the runs; with both modes, the same of the
+    paired differences (shareq - stock in the same run: what the machine's state that run did to
+    both cancels out); and how many runs shareq led."""
+    paired = {"stock", "shareq"} <= set(modes)
+    heads = [f"{m}: median [range]" for m in modes] + (["shareq - stock, paired"] if paired else [])
+    if markdown:
+        print("| figure | " + " | ".join(heads) + " |")
+        print("|---|" + "---|" * len(heads))
+    else:
+        print(f"{'figure':<26}" + "".join(f"{h:>28}" for h in heads))
     for key, label, kind in COLUMNS:
-        row = f"{label:<26}"
+        cells = []
         for mode in modes:
-            values = [r[mode][key] for r in per_run if mode in r and r[mode][key] == r[mode][key]]
-            if not values:
-                row += f"{'-':>28}"
-                continue
-            cell = (f"{fmt(statistics.median(values), kind)} "
-                    f"[{fmt(min(values), kind)}-{fmt(max(values), kind)}]")
-            row += f"{cell:>28}"
-        print(row)
+            cells.append(spread([r[mode][key] for r in per_run
+                                 if mode in r and r[mode][key] == r[mode][key]], kind))
+        if paired:
+            diffs = [r["shareq"][key] - r["stock"][key] for r in per_run
+                     if "shareq" in r and "stock" in r and
+                     r["shareq"][key] == r["shareq"][key] and r["stock"][key] == r["stock"][key]]
+            cells.append(spread(diffs, "pts" if kind == "pct" else kind))
+        if markdown:
+            print(f"| {label} | " + " | ".join(cells) + " |")
+        else:
+            print(f"{label:<26}" + "".join(f"{cell:>28}" for cell in cells))
     if {"stock", "shareq"} <= set(modes):
         pairs = [r for r in per_run if "stock" in r and "shareq" in r]
         lead = sum(1 for r in pairs if r["shareq"]["utilisation"] >= r["stock"]["utilisation"])
@@ -398,16 +432,17 @@ def run_pair(index, seed, opts, modes, dump_root):
         os.makedirs(dump_dir, exist_ok=True)
         with open(os.path.join(dump_dir, "run.json"), "w") as f:
             json.dump({"seed": seed, "time_scale": opts.time_scale, "scale": opts.scale,
-                       "reclaim_after": opts.reclaim_after,
+                       "reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line,
                        "modes": modes, "parallel": opts.parallel}, f)
     results = {}
     order = modes if index % 2 == 0 else list(reversed(modes))
     if opts.parallel:
-        clusters = [Cluster(m, opts.shareq_sched_params, opts.reclaim_after) for m in order]
+        clusters = [Cluster(m, opts.shareq_sched_params, opts.reclaim_after, opts.slot,
+                            opts.conf_line) for m in order]
         for c in clusters:
             c.__enter__()
         try:
-            threads = [threading.Thread(target=play, args=(c, jobs, dump_dir, results))
+            threads = [threading.Thread(target=play_or_say_why, args=(c, jobs, dump_dir, results))
                        for c in clusters]
             for t in threads:
                 t.start()
@@ -418,12 +453,14 @@ def run_pair(index, seed, opts, modes, dump_root):
                 c.__exit__()
     else:
         for mode in order:
-            with Cluster(mode, opts.shareq_sched_params, opts.reclaim_after) as c:
+            with Cluster(mode, opts.shareq_sched_params, opts.reclaim_after, opts.slot,
+                         opts.conf_line) as c:
                 play(c, jobs, dump_dir, results)
-    missing = [m for m in modes if m not in results]
+    missing = [f"{m} ({results.get(m + ' failed', 'no result')})" for m in modes
+               if m not in results]
     if missing:
         sys.exit(f"run {index}: no result for {', '.join(missing)}")
-    return {mode: figures(runs) for mode, runs in results.items()}
+    return {mode: figures(results[mode]) for mode in modes}
 
 
 def from_dumps(root, modes, explain):
@@ -460,12 +497,18 @@ def main():
                         " requeued job's BeginTime) stay as they are")
     parser.add_argument("--parallel", action="store_true",
                         help="run the modes of a run at the same time on two private clusters")
+    parser.add_argument("--slot", type=int, default=0, choices=range(0, 8),
+                        help="run on the clusters of slot K (ports 16900 + 100 K...), so that"
+                        " several benchmarks can run at once (default 0)")
     parser.add_argument("--shareq-sched-params", default="",
                         help="SchedulerParameters put first in shareq mode, e.g. "
                         "partition_job_depth=0 (Slurm reads the first occurrence)")
     parser.add_argument("--reclaim-after", type=int, default=RECLAIM_AFTER_S,
                         help="shareq.conf's ReclaimAfter in shareq mode (default %(default)s: what"
                         " a reclaim costs its victim on the test cluster)")
+    parser.add_argument("--conf-line", action="append", default=[], metavar="KEY=VALUE",
+                        help="a line added to the benchmark's shareq.conf, e.g. ReserveAfter=16"
+                        " (repeatable)")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
     parser.add_argument("--dump-dir", help="write each run's jobs (job, tier, state, submit, "
                         "start, end, GPUs, nodes) to DIR/runK/utilisation-MODE.runs and the "
@@ -473,6 +516,8 @@ def main():
                         "DIR/runK/utilisation-MODE.queue")
     parser.add_argument("--from-dumps", metavar="DIR",
                         help="run nothing: print the table again from a --dump-dir tree")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the table as Markdown (for docs/benchmarks.md)")
     parser.add_argument("--explain", action="store_true",
                         help="with --from-dumps: where each run's idle GPU time went")
     opts = parser.parse_args()
@@ -506,11 +551,17 @@ def main():
             print(f"run {k} (seed {opts.seed + k}): " + "; ".join(
                 f"{m} {r['utilisation']:.1%} strict, production P90 {fmt(r['production_p90'], 's')} s"
                 for m, r in per_run[-1].items()), flush=True)
+    if opts.from_dumps:  # the heading as the runs were made
+        meta = os.path.join(opts.from_dumps, "run0", "run.json")
+        if os.path.exists(meta):
+            with open(meta) as f:
+                made = json.load(f)
+            opts.scale, opts.time_scale, opts.seed = made["scale"], made["time_scale"], made["seed"]
     jobs = workload(opts.scale, opts.time_scale, opts.seed)
     print(f"\n{len(jobs)} GPU jobs a run on family p5 (32 GPUs), bursts from three shares, "
           f"time scale {opts.time_scale:g} (jobs of {min(j[5] for j in jobs)}-"
           f"{max(j[5] for j in jobs)} s), {len(per_run)} run(s); waits in seconds\n")
-    report(per_run, modes)
+    report(per_run, modes, opts.markdown)
 
 
 if __name__ == "__main__":

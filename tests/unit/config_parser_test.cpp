@@ -148,6 +148,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "\"10m\" is not an integer"},
         ErrorCase{"negative grace time", "PreemptGraceTime=-5", 1, "PreemptGraceTime",
                   "is negative"},
+        ErrorCase{"reclaim wait with suffix", "ReclaimAfter=1m", 1, "ReclaimAfter",
+                  "\"1m\" is not an integer"},
         ErrorCase{"unknown duration suffix", "MaxWarmPoolLifetime=28x", 1, "MaxWarmPoolLifetime",
                   "\"28x\" is not an integer"},
         ErrorCase{"bare duration suffix", "MaxKeepAlive=d", 1, "MaxKeepAlive",
@@ -302,6 +304,7 @@ int64_t cache_size(const Config& c) { return c.image_cache_size_bytes; }
 int64_t preemption(const Config& c) { return c.in_share_preemption ? 1 : 0; }
 int64_t priority(const Config& c) { return c.default_priority; }
 int64_t reclaim(const Config& c) { return c.reclaim_min_runtime_s; }
+int64_t reclaim_after(const Config& c) { return c.reclaim_after_s; }
 
 INSTANTIATE_TEST_SUITE_P(
     Values, GlobalSettingTest,
@@ -326,7 +329,9 @@ INSTANTIATE_TEST_SUITE_P(
                       SettingCase{"InSharePreemption=true", preemption, 1},
                       SettingCase{"DefaultPriority=0", priority, 0},
                       SettingCase{"DefaultPriority=99", priority, 99},
-                      SettingCase{"ReclaimMinRuntime=0", reclaim, 0}));
+                      SettingCase{"ReclaimMinRuntime=0", reclaim, 0},
+                      SettingCase{"ReclaimAfter=0", reclaim_after, 0},
+                      SettingCase{"ReclaimAfter=150", reclaim_after, 150}));
 
 TEST(ConfigParser, StringSettings) {
   const Config config = must_parse(

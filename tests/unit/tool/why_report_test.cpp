@@ -55,17 +55,33 @@ TEST(Why, WithinQuotaJobReclaimsTheBorrowedJob) {
             "at the next scheduling pass)");
 }
 
-TEST(Why, WithinQuotaJobWaitsForReclaimMinRuntimeAndSaysUntilWhen) {
+// Family p5 full; prodexp2 borrows 8 GPUs with job 2 (started at `borrowed_since`); research's
+// job 4 (8 GPUs, submitted at `submitted`) is within its quota. What shareq why says of job 4.
+std::string within_quota_job_waits(int64_t borrowed_since, int64_t submitted) {
   const ClusterState state(
-      kConfig, {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000),
-                Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(kNow - 100),
-                Job(3).share("research").gpus(2).partitions({"p5"}).running(kNow - 50),
-                Job(4).share("research").gpus(8).partitions({"p5"}).pending()});
-  const std::string sentence = wait_sentence(state, *state.pending_job(4), 0, 8, kNow);
+      kConfig,
+      {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000),
+       Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(borrowed_since),
+       Job(3).share("research").gpus(2).partitions({"p5"}).running(kNow - 50),
+       Job(4).share("research").gpus(8).partitions({"p5"}).pending(submitted)});
+  return wait_sentence(state, *state.pending_job(4), 0, 8, kNow);
+}
+
+TEST(Why, WithinQuotaJobWaitsForReclaimMinRuntimeAndSaysUntilWhen) {
+  const std::string sentence = within_quota_job_waits(kNow - 100, 0);
   EXPECT_TRUE(has(sentence,
                   "borrowed jobs run less than ReclaimMinRuntime=600s; the first can "
                   "be reclaimed at " +
                       local_time_text(kNow + 500) + " (in 8m 20s)"))
+      << sentence;
+}
+
+TEST(Why, WithinQuotaJobWaitsReclaimAfterForCapacityAndSaysUntilWhen) {
+  const std::string sentence = within_quota_job_waits(kNow - 5000, kNow - 20);
+  EXPECT_TRUE(has(sentence,
+                  "it waits up to ReclaimAfter=60s for capacity to come free by itself; it may "
+                  "reclaim borrowed capacity from " +
+                      local_time_text(kNow + 40) + " (in 40s)"))
       << sentence;
 }
 
