@@ -119,7 +119,9 @@ constexpr std::array<GlobalSetting, 12> kSettings = {{
      },
      [](const Config& c) { return std::to_string(c.reclaim_min_runtime_s); }},
     {"ReclaimAfter", "a non-negative integer number of seconds",
-     [](Config& c, std::string_view v) { return store(units::parse_seconds(v), c.reclaim_after_s); },
+     [](Config& c, std::string_view v) {
+       return store(units::parse_seconds(v), c.reclaim_after_s);
+     },
      [](const Config& c) { return std::to_string(c.reclaim_after_s); }},
     {"PreemptGraceTime", "a non-negative integer number of seconds",
      [](Config& c, std::string_view v) {

@@ -78,8 +78,9 @@ std::string words(WaitReason reason, const Ledger& ledger, ShareId share, Family
       return "waiting for borrowed jobs in " + n.family +
              " to reach ReclaimMinRuntime=" + num(ledger.policy().reclaim_min_runtime_s) + "s";
     case WaitReason::ReclaimAfter:
-      return family_full(ledger, family, n) + "; reclaims once it has waited ReclaimAfter=" +
-             num(ledger.policy().reclaim_after_s) + "s";
+      return family_full(ledger, family, n) +
+             "; reclaims once it has waited ReclaimAfter=" + num(ledger.policy().reclaim_after_s) +
+             "s";
     case WaitReason::LargerThanFamily:
       return "asks for " + num(amount) + " " + n.unit + ", more than family " + n.family +
              "'s capacity of " + num(ledger.capacity(family));

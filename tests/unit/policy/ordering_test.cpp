@@ -219,17 +219,18 @@ TEST(Order, AJobThatCannotStartYetTakesNoQuotaFromTheJobsBehindIt) {
 
 TEST(Order, EachSharesQueueTakesOnlyItsOwnQuota) {
   const World world(Shares(), {});
-  EXPECT_EQ(within_quota(world, {Pending(1).share("a").request("p4", 4),
-                                 Pending(2).share("b").request("p4", 4),
-                                 Pending(3).share("a").request("p4", 1),
-                                 Pending(4).share("b").request("p4", 1)}),
-            (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(
+      within_quota(
+          world, {Pending(1).share("a").request("p4", 4), Pending(2).share("b").request("p4", 4),
+                  Pending(3).share("a").request("p4", 1), Pending(4).share("b").request("p4", 1)}),
+      (std::vector<bool>{true, true, false, false}));
 }
 
 TEST(Order, AJobSubmittedAfterARankedQueueIsBehindItsShareUntilTheNextRanking) {
   const World world(Shares(), {});
-  const std::vector<PendingJob> queue = {Pending(1).share("a").request("p4", 3).resolve(world.policy),
-                                         Pending(2).share("b").request("p4", 4).resolve(world.policy)};
+  const std::vector<PendingJob> queue = {
+      Pending(1).share("a").request("p4", 3).resolve(world.policy),
+      Pending(2).share("b").request("p4", 4).resolve(world.policy)};
   const ShareRanks ranks = rank_shares(world.ledger(), {});
   const RankedQueue ranked = prioritize_queue(ranks, world.ledger(), queue);
   const PendingJob one = Pending(3).share("a").request("p4", 1).resolve(world.policy);

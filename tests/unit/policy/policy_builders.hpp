@@ -131,8 +131,8 @@ class Pending {
   }
 
   [[nodiscard]] PendingJob resolve(const Policy& policy) const {
-    PendingJob job{id_, policy.share_id(share_).value_or(UINT32_MAX), priority_, submitted_, {},
-                   eligible_};
+    PendingJob job{
+        id_, policy.share_id(share_).value_or(UINT32_MAX), priority_, submitted_, {}, eligible_};
     for (const auto& [family, amount] : requests_) {
       job.requests.push_back({policy.family_id(family).value_or(UINT32_MAX), amount});
     }

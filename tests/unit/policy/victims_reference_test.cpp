@@ -147,7 +147,8 @@ VictimChoice reference(const Policy& policy, const std::vector<RunningJob>& runn
     return {false, {}, a.reason};
   }
   if (a.within_quota) {
-    if (now - job.submit_time < policy.reclaim_after_s) return {false, {}, WaitReason::ReclaimAfter};
+    if (now - job.submit_time < policy.reclaim_after_s)
+      return {false, {}, WaitReason::ReclaimAfter};
     const int64_t need = state.used + amount - state.capacity();
     if (auto v = colex_first(reclaim_sequence(state, running, job.share, now, true), need)) {
       return choice_of(*v, PreemptKind::Reclaim);

@@ -444,17 +444,19 @@ TEST(ReclaimAfter, AJobWithinQuotaReclaimsOnlyOnceItHasWaitedThatLong) {
 }
 
 TEST(ReclaimAfter, DoesNotDelayInSharePreemptionOrAJobThatFits) {
-  const Cluster cluster = Cluster()
-                              .family("p4", Unit::Node, 4)
-                              .share("prodexp1", "p4", 4)
-                              .reclaim_after(600);
+  const Cluster cluster =
+      Cluster().family("p4", Unit::Node, 4).share("prodexp1", "p4", 4).reclaim_after(600);
   const World world(cluster, {Running(1).share("prodexp1").amount(3).priority(10)});
   const FamilyId p4 = world.family("p4");
   const PendingJob fits =
       Pending(2).share("prodexp1").submitted(kNow).request("p4", 1).resolve(world.policy);
   EXPECT_TRUE(pick_victims(world.ledger(), fits, p4, 1, world.running, kNow).possible);
-  const PendingJob higher = Pending(3).share("prodexp1").priority(90).submitted(kNow)
-                                .request("p4", 2).resolve(world.policy);
+  const PendingJob higher = Pending(3)
+                                .share("prodexp1")
+                                .priority(90)
+                                .submitted(kNow)
+                                .request("p4", 2)
+                                .resolve(world.policy);
   const VictimChoice choice = pick_victims(world.ledger(), higher, p4, 2, world.running, kNow);
   ASSERT_TRUE(choice.possible);
   EXPECT_EQ(ids(choice), std::vector<JobId>{1});

@@ -59,11 +59,10 @@ TEST(Why, WithinQuotaJobReclaimsTheBorrowedJob) {
 // job 4 (8 GPUs, submitted at `submitted`) is within its quota. What shareq why says of job 4.
 std::string within_quota_job_waits(int64_t borrowed_since, int64_t submitted) {
   const ClusterState state(
-      kConfig,
-      {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000),
-       Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(borrowed_since),
-       Job(3).share("research").gpus(2).partitions({"p5"}).running(kNow - 50),
-       Job(4).share("research").gpus(8).partitions({"p5"}).pending(submitted)});
+      kConfig, {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 5000),
+                Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(borrowed_since),
+                Job(3).share("research").gpus(2).partitions({"p5"}).running(kNow - 50),
+                Job(4).share("research").gpus(8).partitions({"p5"}).pending(submitted)});
   return wait_sentence(state, *state.pending_job(4), 0, 8, kNow);
 }
 
