@@ -277,7 +277,7 @@ def utilisation(runs):
         used += busy
         fillable += min(CAPACITY_GPUS, busy + sum(r[3] for r in waiting))
         placeable += busy + min(CAPACITY_GPUS - busy,
-                                fits(free_gpus(running), [r[3] for r in waiting]))
+                                fits(free_gpus(running), waiting))
     return (used / fillable if fillable else 0.0, used / placeable if placeable else 0.0)
 
 
@@ -298,14 +298,8 @@ def free_gpus(running):
 
 
 def fits(free, waiting):
-    """GPUs of the waiting jobs that fit into the nodes' free GPUs, largest job first, best fit."""
-    return sum(placed(free, waiting))
-
-
-def placed(free, waiting):
-    """The GPU counts of the waiting jobs that fit, in placement order (largest first, best fit)."""
-    return [gpus for gpus, in fitting_jobs(free, [(g,) for g in sorted(waiting, reverse=True)],
-                                          size=0)]
+    """GPUs of the waiting runs that fit into the nodes' free GPUs (fitting_jobs)."""
+    return sum(r[3] for r in fitting_jobs(free, waiting))
 
 
 def idle_breakdown(runs, queue):
@@ -327,9 +321,10 @@ def idle_breakdown(runs, queue):
         could = min(CAPACITY_GPUS, busy + sum(r[3] for r in waiting))
         fillable += could
         free = free_gpus(running)
-        room = min(CAPACITY_GPUS - busy, fits(free, [r[3] for r in waiting]))
+        fitting = fitting_jobs(free, waiting)
+        room = min(CAPACITY_GPUS - busy, sum(r[3] for r in fitting))
         out["fragmentation"] += could - busy - room
-        for r in fitting_jobs(free, sorted(waiting, key=lambda r: -r[3])):
+        for r in fitting:
             take = min(r[3], room)
             if take <= 0:
                 break
@@ -344,15 +339,15 @@ def idle_breakdown(runs, queue):
     return {k: v / fillable if fillable else 0.0 for k, v in out.items()}
 
 
-def fitting_jobs(free, waiting, size=3):
-    """The waiting runs (tuples whose [size] is their GPUs) that fit into the nodes' free GPUs,
-    taken in the given order, each on the fullest node it fits (best fit)."""
+def fitting_jobs(free, waiting):
+    """The waiting runs (tuples whose [3] is their GPUs) that fit into the nodes' free GPUs,
+    largest first, each on the fullest node it fits (best fit), in that order."""
     free = sorted(f for f in free.values() if f > 0)
     out = []
-    for r in waiting:
-        node = next((i for i, f in enumerate(free) if f >= r[size]), None)
+    for r in sorted(waiting, key=lambda r: -r[3]):
+        node = next((i for i, f in enumerate(free) if f >= r[3]), None)
         if node is not None:
-            free[node] -= r[size]
+            free[node] -= r[3]
             out.append(r)
             free.sort()
     return out
@@ -484,6 +479,22 @@ def from_dumps(root, modes, explain):
     return per_run
 
 
+def check_conf_lines(parser, opts):
+    """--conf-line: the benchmark's shareq.conf with them must pass `shareq check-config`, or a
+    run would measure a controller that refused its configuration."""
+    tool = REPO / "build" / "tools" / "shareq"
+    if not tool.exists():
+        parser.error(f"--conf-line: {tool} is missing: build shareq first")
+    with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+        conf.write(SHAREQ_CONF.format(reclaim_after=opts.reclaim_after))
+        conf.write("".join(line + "\n" for line in opts.conf_line))
+        conf.flush()
+        out = run([str(tool), "check-config", conf.name], dict(os.environ), check=False)
+    if out.returncode != 0:
+        parser.error(f"--conf-line: {' '.join(opts.conf_line)}: shareq.conf refuses it:\n"
+                     f"{out.stderr.strip()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5,
@@ -530,6 +541,8 @@ def main():
             parser.error(f"{name}: {value}: must be a number above 0")
     if opts.reclaim_after < 0:
         parser.error(f"--reclaim-after: {opts.reclaim_after}: must be 0 or more seconds")
+    if opts.conf_line and not opts.from_dumps:
+        check_conf_lines(parser, opts)
     if opts.explain and not opts.from_dumps:
         parser.error("--explain: only with --from-dumps DIR")
     if opts.dump_dir:

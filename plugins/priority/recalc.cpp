@@ -152,7 +152,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   std::vector<int> highest(config->policy.share_count(), -1);
   std::vector<uint32_t> pending_ids;
   std::vector<job_record_t*> outside;
-  std::vector<job_record_t*> governed;
+  std::vector<job_record_t*> records;  // queue[i]'s job
   std::vector<policy::PendingJob> queue;
   ListIterator it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
@@ -166,15 +166,16 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
       if (!keeps_its_priority(job)) outside.push_back(job);
       continue;
     }
+    // A job whose priority an administrator set is in the queue too: it still takes its share's
+    // quota when eligible.
     p->eligible = eligible(job, now);
-    // A job whose priority an administrator set still takes its share's quota when eligible.
-    governed.push_back(keeps_its_priority(job) ? nullptr : job);
+    records.push_back(job);
     queue.push_back(std::move(*p));
   }
   list_iterator_destroy(it);
   policy::RankedQueue ranking = policy::prioritize_queue(ranked->ranks, ledger, queue);
   for (size_t i = 0; i < queue.size(); ++i) {
-    if (governed[i] != nullptr) set_priority(governed[i], parts_of(ranking.factors[i]), now);
+    if (!keeps_its_priority(records[i])) set_priority(records[i], parts_of(ranking.factors[i]), now);
   }
   for (job_record_t* job : outside) set_priority(job, kOutside, now);
   {
