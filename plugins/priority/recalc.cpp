@@ -175,7 +175,8 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_iterator_destroy(it);
   policy::RankedQueue ranking = policy::prioritize_queue(ranked->ranks, ledger, queue);
   for (size_t i = 0; i < queue.size(); ++i) {
-    if (!keeps_its_priority(records[i])) set_priority(records[i], parts_of(ranking.factors[i]), now);
+    if (keeps_its_priority(records[i])) continue;
+    set_priority(records[i], parts_of(ranking.factors[i]), now);
   }
   for (job_record_t* job : outside) set_priority(job, kOutside, now);
   {
