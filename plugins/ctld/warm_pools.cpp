@@ -1,7 +1,6 @@
 #include "warm_pools.hpp"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -83,15 +82,12 @@ std::string env_value(job_record_t* job, const char* name) {
   return v != nullptr ? v : "";
 }
 
-// The user's name from the passwd database (job->user_name is not always set yet while a job
-// is pending, and the key must be the same at placement and at job end); else the uid.
+// The user's name from the job's association (in slurmctld's memory: no passwd or NSS lookup,
+// which could block under slurmctld's locks), else the uid. job->user_name is not used: Slurm
+// sets it only when the job starts, and the key must be the same at placement and at job end.
 std::string user_of(job_record_t* job) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  char buf[1024];
-  if (getpwuid_r(job->user_id, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
-    return found->pw_name;
-  }
+  const slurmdb_assoc_rec_t* assoc = job->assoc_ptr;
+  if (assoc != nullptr && assoc->user != nullptr && assoc->user[0] != '\0') return assoc->user;
   return std::to_string(job->user_id);
 }
 

@@ -1,12 +1,63 @@
 // Not slurm_xlator.h: its `#define error slurm_error` would rename Result::error().
 #include "image_digest.hpp"
 
+#include <thread>
+
+#include "config_state.hpp"
+#include "image_digests.hpp"
 #include "imagecache/store.hpp"
+#include "log.hpp"
 #include "submission.hpp"
 
 namespace shareq::submit {
+namespace {
 
-DigestOutcome resolve_image_digest(const Config& config, const std::string& image) {
+std::thread asker;  // job_submit's init/fini start and join it (one plugin instance per process)
+
+// The store's answer about `name`, asked now with short timeouts.
+warm::DigestAnswer ask_store(const std::string& name) {
+  warm::DigestAnswer answer;
+  answer.asked_at = time(nullptr);
+  const auto loaded = ctld::current_config();
+  if (!loaded || loaded->config().image_store.empty()) {
+    answer.problem = "image " + name + ": no ImageStore is configured";
+  } else if (auto store = imagecache::ImageStore::parse(loaded->config().image_store); !store) {
+    answer.problem = "image " + name + ": ImageStore: " + store.error().message;
+  } else {
+    imagecache::TransferLimits limits;
+    limits.connect_timeout_s = 3;
+    limits.stall_timeout_s = 5;
+    limits.transfer_timeout_s = 10;
+    Result<std::string> published = store.value().published_digest(name, limits);
+    if (published) {
+      answer.digest = published.value();
+    } else {
+      answer.problem = published.error().message;
+    }
+  }
+  answer.answered_at = time(nullptr);
+  return answer;
+}
+
+void ask_until_stopped() {
+  while (const std::optional<std::string> name = ctld::next_image_question()) {
+    try {
+      const warm::DigestAnswer answer = ask_store(*name);
+      if (!answer.problem.empty()) {
+        ctld::log_info("job_submit: image %s: %s", name->c_str(), answer.problem.c_str());
+      }
+      ctld::image_answered(*name, answer);
+    } catch (const std::exception& e) {
+      ctld::log_error("job_submit: asking the image store about %s: %s", name->c_str(), e.what());
+      ctld::image_answered(
+          *name, {time(nullptr), time(nullptr), "", "image " + *name + ": internal error"});
+    }
+  }
+}
+
+}  // namespace
+
+DigestOutcome submission_digest(const Config& config, const std::string& image, time_t now) {
   DigestOutcome out;
   const std::string flag(kImageFlag);
   Result<ImageRef> ref = parse_image_ref(image);
@@ -22,27 +73,23 @@ DigestOutcome resolve_image_digest(const Config& config, const std::string& imag
     }
     return out;
   }
-  Result<imagecache::ImageStore> store = imagecache::ImageStore::parse(config.image_store);
-  if (!store) {
+  if (auto store = imagecache::ImageStore::parse(config.image_store); !store) {
     out.problem = flag + ": ImageStore: " + store.error().message;
     return out;
   }
-  imagecache::TransferLimits limits;
-  limits.connect_timeout_s = 3;
-  limits.stall_timeout_s = 5;
-  limits.transfer_timeout_s = 10;
-  Result<std::string> published = store.value().published_digest(ref.value().name, limits);
-  if (!published) {
-    out.problem = flag + ": " + published.error().message;
-    return out;
-  }
-  if (ref.value().sha256 && *ref.value().sha256 != published.value()) {
-    out.problem = flag + ": image " + ref.value().name + ": pinned digest sha256:" +
-                *ref.value().sha256 + " does not match the store's sha256:" + published.value();
-    return out;
-  }
-  out.digest = published.value();
+  (void)ctld::image_digest_for(ref.value(), now, now);  // queues the question early
   return out;
+}
+
+void start_asking_store() {
+  if (asker.joinable()) return;
+  ctld::image_questions_start();
+  asker = std::thread(ask_until_stopped);
+}
+
+void stop_asking_store() {
+  ctld::image_questions_stop();
+  if (asker.joinable()) asker.join();
 }
 
 }  // namespace shareq::submit

@@ -53,15 +53,16 @@ std::shared_ptr<const shareq_conf_t> current_config() {
 }
 
 // The image digest the job will run (image_digest.hpp), as SHAREQ_IMAGE_DIGEST in its
-// spank_job_env: the warm-pool key and the node's fetch both use it. An unknown image, an
-// unreachable store or a pinned digest the store does not publish is refused here.
+// spank_job_env: the warm-pool key and the node's fetch both use it. Known here only when pinned
+// with no ImageStore; otherwise select sets it once the store has answered (no I/O here: this
+// runs under slurmctld's locks).
 int fix_image_digest(const shareq::Config& config, job_desc_msg_t* job_desc, char** err_msg) {
-  shareq_env_unset(&job_desc->spank_job_env, &job_desc->spank_job_env_size,
-                   "SHAREQ_IMAGE_DIGEST");
+  shareq_env_unset(&job_desc->spank_job_env, &job_desc->spank_job_env_size, "SHAREQ_IMAGE_DIGEST");
   const char* image =
       shareq_env_get(job_desc->spank_job_env, job_desc->spank_job_env_size, "SHAREQ_IMAGE");
   if (image == nullptr || image[0] == '\0') return SLURM_SUCCESS;
-  const shareq::submit::DigestOutcome out = shareq::submit::resolve_image_digest(config, image);
+  const shareq::submit::DigestOutcome out =
+      shareq::submit::submission_digest(config, image, time(nullptr));
   if (!out.problem.empty()) {
     if (err_msg != nullptr) {
       xfree(*err_msg);
@@ -69,8 +70,10 @@ int fix_image_digest(const shareq::Config& config, job_desc_msg_t* job_desc, cha
     }
     return SLURM_ERROR;
   }
-  shareq_env_set(&job_desc->spank_job_env, &job_desc->spank_job_env_size, "SHAREQ_IMAGE_DIGEST",
-                 out.digest.c_str());
+  if (!out.digest.empty()) {
+    shareq_env_set(&job_desc->spank_job_env, &job_desc->spank_job_env_size, "SHAREQ_IMAGE_DIGEST",
+                   out.digest.c_str());
+  }
   return SLURM_SUCCESS;
 }
 
@@ -131,6 +134,7 @@ extern "C" int init(void) {
       SLURM_ERROR,
       [] {
         const bool good = shareq::ctld::current_config() != nullptr;
+        shareq::submit::start_asking_store();
         info("shareq: job_submit: loaded, configuration %s%s",
              shareq::ctld::shareq_conf_path(
                  slurm_conf.slurm_conf != nullptr ? slurm_conf.slurm_conf : "/etc/slurm/slurm.conf")
@@ -143,7 +147,12 @@ extern "C" int init(void) {
 
 extern "C" int fini(void) {
   return guarded(
-      SLURM_SUCCESS, [] { return SLURM_SUCCESS; }, [](const char* what) { report("fini", what); });
+      SLURM_SUCCESS,
+      [] {
+        shareq::submit::stop_asking_store();
+        return SLURM_SUCCESS;
+      },
+      [](const char* what) { report("fini", what); });
 }
 
 extern "C" int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {

@@ -7,12 +7,14 @@
 #include "cons_tres.hpp"
 #include "gpu_packing.hpp"
 #include "config_state.hpp"
+#include "image_digests.hpp"
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
 #include "policy/warm_reclaim.hpp"
 #include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_jobs.hpp"
+#include "submit_shim.h"
 #include "warm_pools.hpp"
 
 #pragma weak last_job_update    // slurmctld-only: this plugin also loads in slurmd and clients
@@ -385,12 +387,42 @@ int start_or_reclaim(const Decision& d, const policy::Ledger& ledger,
   return rc;
 }
 
+// A job with --image starts only once the digest it runs is known: the store's answer to a
+// question asked at or after its submission (job_submit's image_digest.hpp). Until then it waits
+// saying so; once known, the digest goes into its spank_job_env (job write lock held) for the
+// warm-pool key and the node's fetch.
+bool image_digest_known(job_record_t* job, time_t now) {
+  const char* image = shareq_env_get(job->spank_job_env, job->spank_job_env_size,
+                                     shareq_flag_names[SHAREQ_FLAG_IMAGE].env);
+  if (image == nullptr || image[0] == '\0' ||
+      shareq_env_get(job->spank_job_env, job->spank_job_env_size, "SHAREQ_IMAGE_DIGEST") !=
+          nullptr) {
+    return true;
+  }
+  const Result<ImageRef> ref = parse_image_ref(image);
+  if (!ref) return true;  // not job_submit's canonical value: the node resolves it itself
+  const time_t submitted = job->details != nullptr ? job->details->submit_time : 0;
+  const warm::DigestVerdict verdict = ctld::image_digest_for(ref.value(), submitted, now);
+  if (!verdict.digest) {
+    set_wait_reason(job, verdict.wait_reason);
+    return false;
+  }
+  shareq_env_set(&job->spank_job_env, &job->spank_job_env_size, "SHAREQ_IMAGE_DIGEST",
+                 verdict.digest->c_str());
+  clear_wait_reason(job);
+  last_job_update = now;
+  return true;
+}
+
 }  // namespace
 
 int job_test(const JobTestArgs& a) {
   job_record_t* job = a.job_ptr;
   if (job == nullptr || job->part_ptr == nullptr || !running_in_slurmctld()) {
     return forward_plain(a, a.preemptee_candidates);
+  }
+  if (a.mode != SELECT_MODE_TEST_ONLY && !image_digest_known(job, time(nullptr))) {
+    return SLURM_ERROR;
   }
   const auto config = ctld::current_config();
   if (!config) return forward(a, a.preemptee_candidates);

@@ -109,12 +109,6 @@ def make_pool(c, user, image, node="p4n3", keep_alive=300, script="true"):
     return job
 
 
-def test_unknown_image_is_refused_at_submission(warm):
-    out = warm.sbatch("alice", "-p", "p4", "--image=no-such-image", expect_ok=False)
-    assert out.returncode != 0
-    assert "shareq: --image: " in out.stderr and "no-such-image" in out.stderr, out.stderr
-
-
 def test_matching_job_lands_on_the_warm_node_with_its_warm_dir_and_no_fetch(warm):
     c = warm
     publish(c, "warm-a")
