@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "policy/decision.hpp"
 #include "text.hpp"
 
 namespace shareq::tool {
@@ -39,6 +40,7 @@ std::vector<policy::PendingJob> pending_of(const policy::Policy& policy,
     const auto share = policy.share_id(job.account);
     if (!share) continue;
     policy::PendingJob p{job.id, *share, priority_of(policy, job), job.submit_time, {}};
+    p.awaiting_victims = job.reason.find(policy::kAwaitingVictims) != std::string::npos;
     for (const std::string& partition : job.partitions) {
       const auto family = policy.family_of_partition(partition);
       const bool seen = family && std::any_of(p.requests.begin(), p.requests.end(),

@@ -3,7 +3,9 @@
 //   share    = the job's account (job_submit/shareq sets it to --share), any case;
 //   family   = the partition it runs in (running) or each of its partitions in order (pending);
 //   amount   = nodes in a node family, GPUs (gres/gpu TRES) in a GPU family;
-//   priority = the priority= of the job's AdminComment tag, else DefaultPriority.
+//   priority = the priority= of the job's AdminComment tag, else DefaultPriority;
+//   awaiting its victims = its reason is the scheduler's "waiting for the jobs it preempted to
+//   end" (policy/decision.hpp: a reclaim in flight).
 // Running and suspended jobs hold capacity (the Ledger); completing ones no longer do.
 // Jobs of no share or in no family are kept in jobs() but are not in running() or pending().
 #pragma once
@@ -14,6 +16,7 @@
 
 #include "cluster_data.hpp"
 #include "config.hpp"
+#include "policy/decision.hpp"
 #include "policy/jobs.hpp"
 #include "policy/ledger.hpp"
 #include "policy/policy.hpp"
@@ -35,6 +38,9 @@ class ClusterState {
   [[nodiscard]] const policy::Ledger& ledger() const { return ledger_; }
   [[nodiscard]] std::span<const policy::RunningJob> running() const { return running_; }
   [[nodiscard]] std::span<const policy::PendingJob> pending() const { return pending_; }
+  // What policy::decide() reads: the running jobs. Reserved warm pools and nodes still completing
+  // are not in the tool's view yet (the job's reason, from the scheduler, says when they matter).
+  [[nodiscard]] policy::ControllerView view() const { return {ledger_, running_, {}, {}, 0}; }
   [[nodiscard]] const std::vector<JobInfo>& jobs() const { return jobs_; }
 
   // nullptr when absent.

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "policy/admission.hpp"
-#include "policy/victims.hpp"
+#include "policy/decision.hpp"
 #include "table.hpp"
 #include "text.hpp"
 
@@ -61,27 +61,27 @@ std::optional<int64_t> first_reclaimable(const ClusterState& state, ShareId s, F
   return first;
 }
 
+// What policy::decide() says the job does now in `f`, in words: the scheduler's own decision.
 std::string outlook(const ClusterState& state, const policy::PendingJob& job, FamilyId f,
-                    int64_t amount, const policy::Admission& admission, int64_t now) {
-  const policy::Ledger& ledger = state.ledger();
-  switch (admission.reason) {
-    case WaitReason::None:
+                    int64_t amount, int64_t now) {
+  const policy::Decision d = policy::decide(state.view(), job, f, now);
+  switch (d.verdict) {
+    case policy::Verdict::Start:
+      if (job.awaiting_victims) return "the jobs it preempted are ending; it starts once they have";
       return "it fits now, nothing to preempt; it starts when Slurm's scheduler reaches it";
-    case WaitReason::NoQuotaInFamily:
-    case WaitReason::LargerThanFamily:
-      return policy::describe(admission.reason, ledger, job.share, f, amount)
-          .substr(std::string_view("shareq: ").size());
-    default:
+    case policy::Verdict::Preempt: {
+      const bool reclaim = d.victims.front().kind == policy::PreemptKind::Reclaim;
+      return (reclaim ? "reclaim would requeue borrowed " : "in-share preemption would requeue ") +
+             job_list(d.victims) + " (should start at the next scheduling pass)";
+    }
+    case policy::Verdict::Wait:
       break;
   }
-  const policy::VictimChoice choice =
-      policy::pick_victims(ledger, job, f, amount, state.running(), now);
-  if (choice.possible && !choice.victims.empty()) {
-    const bool reclaim = choice.victims.front().kind == policy::PreemptKind::Reclaim;
-    return (reclaim ? "reclaim would requeue borrowed " : "in-share preemption would requeue ") +
-           job_list(choice.victims) + " (should start at the next scheduling pass)";
-  }
-  switch (choice.reason) {
+  const policy::Ledger& ledger = state.ledger();
+  switch (d.reason) {
+    case WaitReason::NoQuotaInFamily:
+    case WaitReason::LargerThanFamily:
+      return d.words.substr(std::string_view("shareq: ").size());
     case WaitReason::ReclaimMinRuntime: {
       const auto at = first_reclaimable(state, job.share, f, now);
       return "borrowed jobs run less than ReclaimMinRuntime=" +
@@ -167,7 +167,7 @@ std::string explain_pending(const ClusterState& state, const JobInfo& info,
       line(out, "  waits for:", wait_sentence(state, job, f, request.amount, now));
     } else {
       line(out, "family " + name + ":", summary);
-      line(out, "  waits for:", outlook(state, job, f, request.amount, admission, now));
+      line(out, "  waits for:", outlook(state, job, f, request.amount, now));
     }
     line(out, "  order:", place_in_order(state, info, f));
   }
@@ -235,10 +235,10 @@ std::string wait_sentence(const ClusterState& state, const policy::PendingJob& j
   const policy::Admission admission = policy::admit(state.ledger(), job.share, f, amount);
   if (admission.reason == WaitReason::NoQuotaInFamily ||
       admission.reason == WaitReason::LargerThanFamily) {
-    return outlook(state, job, f, amount, admission, now);
+    return outlook(state, job, f, amount, now);
   }
   return family_part(state, f, amount) + "; " + share_part(state, job.share, f, amount) + "; " +
-         outlook(state, job, f, amount, admission, now);
+         outlook(state, job, f, amount, now);
 }
 
 std::string explain_job(const ClusterState& state, uint32_t job_id, int64_t now) {

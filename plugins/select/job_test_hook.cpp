@@ -10,9 +10,10 @@
 #include "image_digests.hpp"
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
-#include "policy/warm_reclaim.hpp"
+#include "policy/decision.hpp"
 #include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
+#include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
 #include "submit_shim.h"
 #include "warm_pools.hpp"
@@ -130,22 +131,14 @@ int forward(const JobTestArgs& a, List candidates) {
   return place(a, candidates);
 }
 
-// WarmPoolMode=reserve: a job that matches a waiting pool of this family is admitted as if the
-// pool's holding were already its own (the ledger without it: its nodes become the job's usage
-// when it starts there, never counted twice), and then only on exactly the pool's nodes, so the
-// job never starts elsewhere on the strength of capacity its pool still holds. SLURM_ERROR when
-// it may not, or the pool's nodes are not free: the caller goes on as for any job.
-int start_on_reserved_pool(const JobTestArgs& a, const policy::Ledger& ledger,
-                           const policy::PendingJob& pending, policy::FamilyId family,
-                           int64_t amount) {
-  const auto pool = ctld::warm_reserved_claim(a.job_ptr, time(nullptr));
-  if (!pool) return SLURM_ERROR;
-  const auto held = ctld::held_capacity(ledger.policy(), *pool);
-  if (!held || held->family != family) return SLURM_ERROR;
-  if (!policy::admit(ledger.without(*held), pending.share, family, amount).can_start) {
-    return SLURM_ERROR;
+// WarmPoolMode=reserve: the decision sends a job that matches a waiting pool of its share to
+// exactly the pool's nodes first (policy/decision.hpp, rule 3). SLURM_ERROR when they are not
+// free: the rest of the decision applies.
+int start_on_pool(const JobTestArgs& a, uint64_t pool, const ctld::RunningSnapshot& snapshot) {
+  for (const ctld::ReservedPool& reserved : snapshot.reserved()) {
+    if (reserved.pool == pool) return try_restricted(a, reserved.nodes, true, {});
   }
-  return try_restricted(a, pool->nodes, true, {});
+  return SLURM_ERROR;
 }
 
 void set_wait_reason(job_record_t* job, const std::string& text) {
@@ -234,18 +227,6 @@ void record_claim(const policy::Policy& p, const policy::PendingJob& job,
   ctld::claim_recorded(p, claim);
 }
 
-// A job whose victims are still ending starts when they are gone, and preempts nothing more
-// meanwhile (Slurm tries it again at every pass until then).
-int wait_for_victims(const JobTestArgs& a) {
-  const int rc = forward(a, nullptr);
-  if (rc == SLURM_SUCCESS) {
-    clear_wait_reason(a.job_ptr);
-  } else {
-    set_wait_reason(a.job_ptr, "waiting for the jobs it preempted to end");
-  }
-  return rc;
-}
-
 // Runs cons_tres with exactly `choice`'s victims, in order; SLURM_ERROR when Slurm did not offer
 // them all as candidates.
 int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
@@ -266,53 +247,38 @@ int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
   return rc;
 }
 
-// One decision about one job in one family.
-struct Decision {
+// One job's decision in one family, and what the shim needs to act on it.
+struct Act {
   const JobTestArgs& a;
   const policy::Policy& p;
   const policy::PendingJob& job;
-  const policy::FamilyRequest& request;
+  policy::FamilyId family;
+  int64_t amount;
   const ctld::RunningSnapshot& snapshot;
+  const policy::Decision& decision;
   time_t now;
 };
 
-int refuse(const Decision& d, const policy::Ledger& ledger, policy::WaitReason why) {
-  set_wait_reason(d.a.job_ptr,
-                  policy::describe(why, ledger, d.job.share, d.request.family, d.request.amount));
+int refuse(job_record_t* job, const std::string& words) {
+  set_wait_reason(job, words);
   return SLURM_ERROR;
 }
 
-policy::Ledger without_pools(const policy::Ledger& ledger,
-                             const std::vector<policy::HeldCapacity>& held,
-                             const std::vector<uint64_t>& pools) {
-  policy::Ledger out = ledger;
-  for (const policy::HeldCapacity& h : held) {
-    if (std::find(pools.begin(), pools.end(), h.pool) != pools.end()) out = out.without(h);
-  }
-  return out;
+// Pools end only when the job really starts (not while backfill plans).
+void end_pools(const Act& act) {
+  if (act.a.mode != SELECT_MODE_RUN_NOW || act.decision.end_pools.empty()) return;
+  ctld::warm_end_pools(act.decision.end_pools,
+                       "reclaimed for job " + std::to_string(act.a.job_ptr->job_id) + " of share " +
+                           act.p.share_name(act.job.share),
+                       act.now);
 }
 
-void end_pools(const Decision& d, const std::vector<uint64_t>& pools) {
-  if (pools.empty()) return;
-  ctld::warm_end_pools(pools,
-                       "reclaimed for job " + std::to_string(d.a.job_ptr->job_id) + " of share " +
-                           d.p.share_name(d.job.share),
-                       d.now);
-}
-
-// The job fits by the numbers but cons_tres found no node with room for it (`rc`): within its
-// share's quota it takes back borrowed capacity where it fits (victims.hpp, placement). cons_tres
-// preempts, among the candidates in reclaim order, only what the nodes it picks need. While a
-// node of its partition is completing a job that just ended, the capacity it fits in by the
-// numbers may be that node's: it waits for the node rather than preempt jobs for capacity that
-// is free a moment later (recent_ends.hpp).
-int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
-  const JobTestArgs& a = d.a;
-  if (a.preemptee_candidates == nullptr) return rc;
-  if (partition_completing_a_recent_end(a.job_ptr->part_ptr, d.now)) {
-    set_wait_reason(a.job_ptr, "waiting for a node to finish cleaning up after a job that ended");
-    return rc;
-  }
+// The job fits by the numbers but cons_tres found no node with room for it (`rc`): it takes
+// back borrowed capacity where it fits, among the decision's reclaim_to_fit candidates that
+// Slurm offers, in their order; cons_tres preempts only what the nodes it picks need.
+int reclaim_to_fit(const Act& act, int rc) {
+  const JobTestArgs& a = act.a;
+  if (a.preemptee_candidates == nullptr || act.decision.reclaim_to_fit.empty()) return rc;
   std::unordered_map<uint32_t, job_record_t*> offered_by_slurm;
   ListIterator it = list_iterator_create(a.preemptee_candidates);
   while (auto* j = static_cast<job_record_t*>(list_next(it)))
@@ -320,8 +286,7 @@ int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
   list_iterator_destroy(it);
   List offered = list_create(nullptr);
   policy::VictimChoice order{true, {}, policy::WaitReason::None};
-  for (const policy::JobId id : policy::placement_candidates(
-           ledger, d.job, d.request.family, d.request.amount, d.snapshot.running(), d.now)) {
+  for (const policy::JobId id : act.decision.reclaim_to_fit) {
     const auto found = offered_by_slurm.find(id);
     if (found == offered_by_slurm.end()) continue;
     list_append(offered, found->second);
@@ -332,59 +297,72 @@ int reclaim_to_fit(const Decision& d, const policy::Ledger& ledger, int rc) {
     List* taken = a.preemptee_job_list;
     if (rc == SLURM_SUCCESS && a.mode == SELECT_MODE_RUN_NOW && taken != nullptr &&
         *taken != nullptr && list_count(*taken) > 0) {
-      record_victims(*taken, order, a.job_ptr, d.p, d.job.share, d.request.family);
+      record_victims(*taken, order, a.job_ptr, act.p, act.job.share, act.family);
       policy::VictimChoice chosen{true, {}, policy::WaitReason::None};
       ListIterator t = list_iterator_create(*taken);
       while (auto* v = static_cast<job_record_t*>(list_next(t))) {
         chosen.victims.push_back({v->job_id, policy::PreemptKind::Reclaim});
       }
       list_iterator_destroy(t);
-      record_claim(d.p, d.job, d.request, chosen, d.now);
+      record_claim(act.p, act.job, {act.family, act.amount}, chosen, act.now);
     }
   }
   FREE_NULL_LIST(offered);
   return rc;
 }
 
-// The job starts if `ledger` (the snapshot's, or it without the warm `pools` the job ends first)
-// lets it, else reclaims or preempts in its share (victims.hpp), else waits saying why.
-int start_or_reclaim(const Decision& d, const policy::Ledger& ledger,
-                     const std::vector<uint64_t>& pools) {
-  const JobTestArgs& a = d.a;
-  const policy::FamilyId family = d.request.family;
-  const policy::Admission admission = policy::admit(ledger, d.job.share, family, d.request.amount);
-  if (admission.can_start) {
-    end_pools(d, pools);
-    clear_wait_reason(a.job_ptr);
-    if (!admission.within_quota) return forward(a, nullptr);
-    // cons_tres clears from node_bitmap what it did not pick, also when it fails: the second try
-    // starts from the same nodes as the first.
-    bitstr_t* nodes = bit_copy(a.node_bitmap);
-    int rc = forward(a, nullptr);
-    if (rc != SLURM_SUCCESS) {
-      bit_copybits(a.node_bitmap, nodes);
-      rc = reclaim_to_fit(d, ledger, rc);
+// Verdict Start: cons_tres places the job without preemption; when no node has room, it waits
+// with the decision's no_room words, or reclaims to fit.
+int start(const Act& act) {
+  const JobTestArgs& a = act.a;
+  end_pools(act);
+  clear_wait_reason(a.job_ptr);
+  // cons_tres clears from node_bitmap what it did not pick, also when it fails: the second try
+  // starts from the same nodes as the first.
+  bitstr_t* nodes = bit_copy(a.node_bitmap);
+  int rc = forward(a, nullptr);
+  if (rc != SLURM_SUCCESS) {
+    bit_copybits(a.node_bitmap, nodes);
+    if (!act.decision.no_room.empty()) {
+      set_wait_reason(a.job_ptr, act.decision.no_room);
+    } else {
+      rc = reclaim_to_fit(act, rc);
     }
-    FREE_NULL_BITMAP(nodes);
-    return rc;
   }
-  const policy::VictimChoice choice =
-      policy::pick_victims(ledger, d.job, family, d.request.amount, d.snapshot.running(), d.now);
-  if (!choice.possible) {
-    return refuse(d, ledger,
-                  choice.reason != policy::WaitReason::None ? choice.reason : admission.reason);
-  }
-  if (choice.victims.empty() || a.preemptee_candidates == nullptr) {
-    return refuse(d, ledger, admission.reason);
-  }
-  end_pools(d, pools);
-  const int rc = run_with_victims(a, choice, d.p, d.job.share, family);
-  if (rc != SLURM_SUCCESS) return refuse(d, ledger, admission.reason);
+  FREE_NULL_BITMAP(nodes);
+  return rc;
+}
+
+// Verdict Preempt: exactly the decision's victims, in order, go to cons_tres.
+int preempt(const Act& act) {
+  const JobTestArgs& a = act.a;
+  if (a.preemptee_candidates == nullptr) return refuse(a.job_ptr, act.decision.words);
+  end_pools(act);
+  const policy::VictimChoice choice{true, act.decision.victims, policy::WaitReason::None};
+  const int rc = run_with_victims(a, choice, act.p, act.job.share, act.family);
+  if (rc != SLURM_SUCCESS) return refuse(a.job_ptr, act.decision.words);
   if (a.mode == SELECT_MODE_RUN_NOW && a.preemptee_job_list != nullptr) {
-    record_claim(d.p, d.job, d.request, choice, d.now);
+    record_claim(act.p, act.job, {act.family, act.amount}, choice, act.now);
   }
   clear_wait_reason(a.job_ptr);
   return rc;
+}
+
+int act_on(const Act& act) {
+  if (act.decision.on_pool &&
+      start_on_pool(act.a, *act.decision.on_pool, act.snapshot) == SLURM_SUCCESS) {
+    clear_wait_reason(act.a.job_ptr);
+    return SLURM_SUCCESS;
+  }
+  switch (act.decision.verdict) {
+    case policy::Verdict::Start:
+      return start(act);
+    case policy::Verdict::Preempt:
+      return preempt(act);
+    case policy::Verdict::Wait:
+      break;
+  }
+  return refuse(act.a.job_ptr, act.decision.words);
 }
 
 // A job with --image starts only once the digest it runs is known: the store's answer to a
@@ -442,30 +420,26 @@ int job_test(const JobTestArgs& a) {
   }
   const time_t now = time(nullptr);
   const auto snapshot = ctld::decision_snapshot(config, now);
-  const Decision d{a, p, *pending, *request, *snapshot, now};
-  const policy::Ledger& ledger = snapshot->ledger();
-  const policy::Admission admission =
-      policy::admit(ledger, pending->share, *family, request->amount);
-
-  if (admission.reason == policy::WaitReason::LargerThanFamily ||
-      admission.reason == policy::WaitReason::NoQuotaInFamily) {
-    return refuse(d, ledger, admission.reason);  // never runnable, whatever the mode
+  if (a.mode == SELECT_MODE_TEST_ONLY) {
+    // "Could it ever run": refused only when it never can, else cons_tres.
+    const policy::Admission admission =
+        policy::admit(snapshot->ledger(), pending->share, *family, request->amount);
+    if (admission.reason == policy::WaitReason::LargerThanFamily ||
+        admission.reason == policy::WaitReason::NoQuotaInFamily) {
+      return refuse(job, policy::describe(admission.reason, snapshot->ledger(), pending->share,
+                                          *family, request->amount));
+    }
+    return forward(a, a.preemptee_candidates);
   }
-  if (a.mode == SELECT_MODE_TEST_ONLY) return forward(a, a.preemptee_candidates);
-  if (ctld::reclaim_in_flight(job->job_id, now)) return wait_for_victims(a);
-  if (!admission.can_start &&
-      start_on_reserved_pool(a, ledger, *pending, *family, request->amount) == SLURM_SUCCESS) {
-    clear_wait_reason(job);
-    return SLURM_SUCCESS;
-  }
-  // Reserved warm pools of borrowing shares go before any running job (warm_reclaim.hpp); they
-  // are ended only when the job really starts (not while backfill plans).
-  const std::vector<uint64_t> pools =
-      a.mode == SELECT_MODE_RUN_NOW && !admission.can_start
-          ? policy::pools_to_end(ledger, *pending, *family, request->amount, snapshot->held())
-          : std::vector<uint64_t>{};
-  if (pools.empty()) return start_or_reclaim(d, ledger, pools);
-  return start_or_reclaim(d, without_pools(ledger, snapshot->held(), pools), pools);
+  policy::PendingJob facts = *pending;
+  facts.awaiting_victims = ctld::reclaim_in_flight(job->job_id, now);
+  if (const auto pool = ctld::warm_reserved_claim(job, now)) facts.reserved_pool = pool->pool;
+  const std::vector<policy::CompletingNode> completing =
+      completing_nodes(job->part_ptr, *family, now);
+  const policy::ControllerView view{snapshot->ledger(), snapshot->running(), snapshot->held(),
+                                    completing, ctld::job_end_allowance_s()};
+  const policy::Decision decision = policy::decide(view, facts, *family, now);
+  return act_on({a, p, facts, *family, request->amount, *snapshot, decision, now});
 }
 
 }  // namespace shareq::select

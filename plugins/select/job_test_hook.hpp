@@ -4,11 +4,13 @@
 //  - SELECT_MODE_TEST_ONLY ("could it ever run?", at submission and for the runnable check):
 //    refused only when it never can (larger than the family, no quota there); else cons_tres.
 //  - SELECT_MODE_RUN_NOW (main scheduler, and backfill when it starts a job) and
-//    SELECT_MODE_WILL_RUN (backfill's planning): when admit() says it may start without
-//    preemption, cons_tres decides the placement with no preemption candidates. Otherwise, when
-//    Slurm offers preemption candidates, only pick_victims()'s victims, in its order, go to
-//    cons_tres; with no possible victims the job is refused. So neither scheduler can start a
-//    job that breaks a family's capacity or a borrow limit.
+//    SELECT_MODE_WILL_RUN (backfill's planning): policy::decide() (src/policy/decision.hpp)
+//    decides over one snapshot, and this hook only acts on its Decision: on_pool tries the
+//    reserved pool's nodes; Start goes to cons_tres with no preemption candidates (then, when no
+//    node has room, reclaim_to_fit's candidates in order, or the no_room reason); Preempt gives
+//    cons_tres exactly the victims, in order; Wait refuses with the decision's words. Warm pools
+//    in end_pools are ended only in RUN_NOW. So neither scheduler can start a job that breaks a
+//    family's capacity or a borrow limit.
 //  - A job that starts now without preemption on one node is offered the GPU best-fit nodes
 //    first (gpu_packing.hpp), then every node.
 //  - A refused job's squeue reason is describe()'s words (state_desc). Its state_reason is

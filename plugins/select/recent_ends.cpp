@@ -41,18 +41,23 @@ void job_ended(const job_record_t* job, time_t now) {
   g_ended.push_back(std::move(ended));
 }
 
-bool partition_completing_a_recent_end(const part_record_t* partition, time_t now) {
+std::vector<policy::CompletingNode> completing_nodes(const part_record_t* partition,
+                                                     policy::FamilyId family, time_t now) {
+  std::vector<policy::CompletingNode> out;
   if (&cg_node_bitmap == nullptr || cg_node_bitmap == nullptr || partition == nullptr ||
       partition->node_bitmap == nullptr) {
-    return false;
+    return out;
   }
   const std::lock_guard<std::mutex> lock(g_mutex);
   prune_locked(now);
-  return std::any_of(g_ended.begin(), g_ended.end(), [&](const Ended& e) {
-    return std::any_of(e.nodes.begin(), e.nodes.end(), [&](int i) {
-      return bit_test(cg_node_bitmap, i) && bit_test(partition->node_bitmap, i);
-    });
-  });
+  for (const Ended& e : g_ended) {
+    for (const int i : e.nodes) {
+      if (bit_test(cg_node_bitmap, i) && bit_test(partition->node_bitmap, i)) {
+        out.push_back({family, e.at});
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace shareq::select

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "policy/policy.hpp"
@@ -47,6 +48,10 @@ struct PendingJob {
   // It may start now (not held, its BeginTime passed). Only such a job takes its share's quota
   // ahead of the share's later jobs when the queue is ranked (ordering.hpp).
   bool eligible = true;
+  // WarmPoolMode=reserve: the waiting pool (HeldCapacity::pool) whose key this job matches.
+  std::optional<uint64_t> reserved_pool = std::nullopt;
+  // It preempted victims that are still ending (a reclaim in flight, reclaim_claims.hpp).
+  bool awaiting_victims = false;
   bool operator==(const PendingJob&) const = default;
 };
 
