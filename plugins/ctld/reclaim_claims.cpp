@@ -8,6 +8,7 @@
 #include "policy/claims_format.hpp"
 #include "slurm_conf_access.hpp"
 #include "state_file.hpp"
+#include "state_writer.hpp"
 
 namespace shareq::ctld {
 namespace {
@@ -48,17 +49,14 @@ void load_locked() {
   }
 }
 
-// Saves the claims after a change. g_mutex held, and often slurmctld's job write lock: no fsync,
-// as claims matter across a restart of slurmctld, not of the machine (whose jobs are then
-// decided afresh anyway).
+// Saves the claims after a change, on the state writer's thread (g_mutex held here, and often
+// slurmctld's job write lock). No fsync: claims matter across a restart of slurmctld, not of the
+// machine (whose jobs are then decided afresh anyway).
 void save_locked() {
   ++g_version;
   const std::string path = state_file_path(kStateFile);
   if (path.empty()) return;
-  if (auto why =
-          write_file_atomically(path, policy::format_claims(g_claims), Durability::ProcessCrash)) {
-    log_error("reclaim: %s", why->c_str());
-  }
+  save_state_later(path, policy::format_claims(g_claims), Durability::ProcessCrash, "reclaim");
 }
 
 int64_t claim_lifetime_s(const LoadedConfig* config) {

@@ -17,6 +17,7 @@
 #include "slurm_conf_access.hpp"
 #include "slurmctld_headers.hpp"
 #include "state_file.hpp"
+#include "state_writer.hpp"
 #include "submit_shim.h"
 #include "text.hpp"
 #include "warm/registry.hpp"
@@ -40,12 +41,11 @@ void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now);
 
 std::string state_path() { return state_file_path(kStateFile); }
 
+// On the state writer's thread: this runs under slurmctld's locks.
 void save_locked() {
   const std::string path = state_path();
   if (path.empty() || !g_registry) return;
-  if (auto why = write_file_atomically(path, warm::format_registry(*g_registry))) {
-    log_error("warm: %s", why->c_str());
-  }
+  save_state_later(path, warm::format_registry(*g_registry), Durability::MachineCrash, "warm");
 }
 
 // The registry with the current settings; loaded from the state file on first use.
@@ -444,6 +444,7 @@ void warm_periodic(int64_t now) {
 }
 
 void warm_unload() {
+  flush_state_saves();  // what was queued for the state file is on disk before the registry goes
   const std::lock_guard<std::mutex> lock(g_mutex);
   g_registry.reset();
   g_config_version = 0;

@@ -19,6 +19,7 @@
 #include "slurm_jobs.hpp"
 #include "slurmctld_headers.hpp"
 #include "sprio_factors.h"
+#include "state_writer.hpp"
 #include "usage_store.hpp"
 #include "warm_pools.hpp"
 
@@ -363,6 +364,7 @@ void stop_recalc() {
       if (auto why = ctld::usage_store().save(path)) log_error("priority: %s", why->c_str());
     }
   }
+  ctld::flush_state_saves();  // warm pools and reclaims in flight, written off the locks
 }
 
 void wake_recalc() {

@@ -264,8 +264,9 @@ def test_a_pool_ended_early_before_a_slurmctld_restart_still_leaves_at_the_next_
     done = c.run([str(c.build_dir / "tools" / "shareq"), "pools", "end", pool])
     assert done.returncode == 0, done.stderr
     wait_until("the pool to end", lambda: node_extra(c, "p4n3") == "")
-    state = (c.dir / "spool" / "ctld" / "shareq_warm_pools").read_text()
-    assert f"ended node=p4n3 name=warm-{job} " in state, state
+    state = c.dir / "spool" / "ctld" / "shareq_warm_pools"
+    wait_until("the ended pool's directory in the state file",  # written off the locks
+               lambda: f"ended node=p4n3 name=warm-{job} " in state.read_text())
     c.restart_slurmctld()
     # The restarted slurmctld still tells the next job on p4n3 to remove the directory, an hour
     # before the node's own sweep would.

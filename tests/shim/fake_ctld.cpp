@@ -13,6 +13,7 @@
 #include "log.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
+#include "state_writer.hpp"
 #include "warm_pools.hpp"
 
 int fake_ctld_gpu_pos = -1;
@@ -95,6 +96,7 @@ void warm_test_job_started(job_record* job, int64_t now) {
 void warm_test_job_ended(job_record* job, int64_t now) { shareq::ctld::warm_job_ended(job, now); }
 void warm_test_periodic(int64_t now) { shareq::ctld::warm_periodic(now); }
 bool warm_test_pools_waiting(void) { return shareq::ctld::warm_pools_waiting(); }
+void warm_test_flush_state(void) { shareq::ctld::flush_state_saves(); }
 void warm_test_unload(void) { shareq::ctld::warm_unload(); }
 bool warm_test_reserved_claim(job_record* job, int64_t now) {
   return shareq::ctld::warm_reserved_claim(job, now).has_value();

@@ -32,6 +32,8 @@ void warm_test_job_started(struct job_record* job, int64_t now);
 void warm_test_job_ended(struct job_record* job, int64_t now);
 void warm_test_periodic(int64_t now);
 bool warm_test_pools_waiting(void);
+/* Waits until the state files queued for writing are written (state_writer.hpp). */
+void warm_test_flush_state(void);
 void warm_test_unload(void);
 bool warm_test_reserved_claim(struct job_record* job, int64_t now);
 /* The advice for `job` among `candidates`: the pool to claim (0: none), and the preferred,

@@ -203,6 +203,7 @@ static int setup(void** state) {
 
 static int teardown(void** state) {
   (void)state;
+  warm_test_flush_state();
   warm_test_unload();
   nodes_destroy();
   unlink(state_file());
@@ -236,6 +237,7 @@ static void job_ended_with_keep_alive_makes_a_pool(void** state) {
   assert_non_null(strstr(extra("n2"), "nodes=1"));
   assert_string_equal(extra("n1"), "");
   assert_non_null(strstr(fake_ctld_log(), "wp-1 available until 1300 nodes=n2"));
+  warm_test_flush_state();
   assert_int_equal(access(state_file(), R_OK), 0);
   free_extras();
 }
