@@ -7,6 +7,7 @@ that one job is one node, as on a GPU cluster where jobs take whole instances.
 
 import re
 import time
+import uuid
 
 import pytest
 
@@ -453,21 +454,81 @@ def test_a_job_within_quota_takes_capacity_that_comes_free_during_reclaim_after(
     assert not any(restarts(c, job) for job in fill + [short]), "reclaimed though a node came free"
 
 
-def test_victim_gets_sigterm_grace_time_before_requeue(shares):
-    """Slurm signals a victim's job steps (srun: how training runs) when its grace time starts."""
+# A training step that checkpoints on SIGTERM: it notes when the signal came and carries on,
+# noting every 0.2 s that it still runs, until Slurm kills it.
+GRACE_STEP = """\
+#!/bin/bash
+out=$1/$SLURM_JOB_ID
+trap 'date +%s.%N >> "$out.term"' TERM
+while :; do
+  date +%s.%N >> "$out.alive"
+  sleep 0.2
+done
+"""
+
+
+def stamps(path):
+    """The times (epoch seconds) a step noted in `path`, in order; [] while there is none."""
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        return []
+    return [float(t) for t in text.split() if re.fullmatch(r"\d+\.\d+", t)]
+
+
+def test_a_victim_keeps_running_for_its_grace_time_after_sigterm(shares):
+    """PreemptGraceTime: when a victim's grace time starts, Slurm sends its job steps SIGTERM
+    (preempt.c, _job_check_grace_internal: the steps only, so training runs under srun; the batch
+    shell is not signalled) and requeues the job only once the grace time has run out. A step that
+    traps SIGTERM to checkpoint and carries on keeps running, on its node, for the grace time, and
+    the reclaiming job waits meanwhile. Without a grace time, the SIGTERM comes from the requeue
+    itself: the victim is no longer running when its step gets the signal, and is killed
+    KillWait later."""
     c = shares
-    c.install_shareq_conf(conf(grace=10))
-    marker = c.jobs_dir / "grace.marker"
-    marker.unlink(missing_ok=True)
-    script = (f"srun bash -c \"trap 'echo got-TERM >> {marker}; exit 0' TERM; "
-              "sleep 300 & wait\"")
-    fill = [node_job(c, "alice", "prodexp1", script) for _ in range(4)]
+    grace = 8
+    c.install_shareq_conf(conf(grace=grace))
+    out = c.jobs_dir / f"grace-{uuid.uuid4().hex[:8]}"
+    out.mkdir()
+    out.chmod(0o777)  # the steps run as alice
+    step = out / "step.sh"
+    step.write_text(GRACE_STEP)
+    fill = [node_job(c, "alice", "prodexp1", f"srun bash {step} {out}") for _ in range(4)]
     for job in fill:
         c.wait_state(job, "RUNNING")
-    owner = node_job(c, "bob", "prodexp2", "sleep 1")
-    wait_until("the victim to get SIGTERM",
-               lambda: marker.exists() and "got-TERM" in marker.read_text(), timeout=60)
-    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=60)
+    wait_until("every step to run", lambda: all(stamps(out / f"{job}.alive") for job in fill))
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")  # within prodexp2's quota: reclaims
+
+    def signalled():
+        return [job for job in fill if stamps(out / f"{job}.term")]
+
+    victims = wait_until("a victim's step to get SIGTERM", signalled, timeout=60)
+    # Read at once: the signal came at most a polling interval ago.
+    info = c.job(victims[0])
+    assert victims == [max(fill)], f"one victim, the youngest borrowed job: {victims}"
+    victim = victims[0]
+    term_at = stamps(out / f"{victim}.term")[0]
+    assert info["JobState"] == "RUNNING" and info.get("Restarts", "0") == "0", \
+        f"the victim got SIGTERM from its requeue, not at the start of a grace time: {info}"
+    assert info.get("PreemptTime", "None") != "None", info
+
+    # The grace time: the victim runs on and keeps its node; the reclaiming job waits.
+    # (Slurm counts whole seconds from PreemptTime, which is at most 1 s before the signal.)
+    grace_ends = term_at + grace - 1.5
+    while time.time() < grace_ends:
+        assert c.job_state(victim) == "RUNNING" and restarts(c, victim) == 0, \
+            f"the victim was requeued {time.time() - term_at:.1f}s after SIGTERM, grace {grace}s"
+        assert c.job_state(owner) == "PENDING", "the reclaiming job started during the grace time"
+        time.sleep(0.25)
+    beats = stamps(out / f"{victim}.alive")
+    assert beats[-1] >= grace_ends - 1, \
+        f"the victim's step stopped {beats[-1] - term_at:.1f}s after SIGTERM, grace {grace}s"
+
+    # Once the grace time has run out, the victim is requeued and the reclaiming job starts.
+    # Here Slurm requeues it from job_time_limit(), which runs every PERIODIC_TIMEOUT (30 s): up
+    # to 30 s after the grace time ("requeued to reclaim resources for JobId=Invalid").
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=grace + 45)
+    assert restarts(c, victim) == 1
+    assert all(restarts(c, job) == 0 for job in fill if job != victim)
 
 
 # ---- reconfiguration and restart ------------------------------------------------------------

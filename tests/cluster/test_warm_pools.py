@@ -302,6 +302,19 @@ def squeue_reason(c, job):
     return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
 
 
+def waits_at_prodexp1s_borrow_limit(c, job):
+    """Waits until the scheduler has tried `job` and it waits at prodexp1's borrow limit; fails at
+    once should it start instead."""
+    def decided():
+        state = c.job_state(job)
+        if state != "PENDING":
+            return state or "gone"
+        return "prodexp1 at its borrow limit in p4" in squeue_reason(c, job) and state
+
+    state = wait_until(f"job {job} to wait at prodexp1's borrow limit", decided)
+    assert state == "PENDING", f"job {job} started ({state}) though prodexp1's quota is held"
+
+
 def test_reserve_mode_charges_the_warm_nodes_to_the_owning_share(reserve_one_node_quota):
     c = reserve_one_node_quota
     publish(c, "warm-q")
@@ -313,21 +326,35 @@ def test_reserve_mode_charges_the_warm_nodes_to_the_owning_share(reserve_one_nod
     # A one-node job of prodexp1 that does not match the pool fits the quota's size, but the
     # quota is used by the warm node and prodexp1 may not borrow: it waits, saying why.
     plain = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", script="true")
-    wait_until("the plain job to wait at prodexp1's borrow limit",
-               lambda: "prodexp1 at its borrow limit in p4" in squeue_reason(c, plain))
-    assert c.job_state(plain) == "PENDING"
+    waits_at_prodexp1s_borrow_limit(c, plain)
+    # The control: take away only the pool's hold on the quota (an admin ends the pool, nothing
+    # else changes) and the very same job starts, with three nodes idle all along.
+    end_pool(c, "p4n3")
+    c.wait_state(plain, "COMPLETED", timeout=30)
+
     # The matching job claims the pool: the warm node becomes its own usage, not counted twice,
-    # so it starts, on the warm node.
+    # so it starts, on the warm node, while another plain job waits at the borrow limit again.
+    make_pool(c, "alice", "warm-q")
+    waiting = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", script="true")
+    waits_at_prodexp1s_borrow_limit(c, waiting)
     claimer = sbatch_out(c, "alice", "warm-q-claimer.out", "-p", "p4", "-N1", "--exclusive",
                          "--image=warm-q", script="sleep 8")
     info = c.wait_state(claimer, ["RUNNING", "COMPLETED"])
     assert info["NodeList"] == "p4n3"
     assert "warm start on wp-" in info["SystemComment"]
     if info["JobState"] == "RUNNING":
-        assert c.job_state(plain) == "PENDING"  # the claimer now holds prodexp1's quota
-    # The claimer ends without --keep-alive: the pool ends, the quota is free, the plain job runs.
+        assert c.job_state(waiting) == "PENDING"  # the claimer now holds prodexp1's quota
+    # The claimer ends without --keep-alive: the pool ends, the quota is free, the job runs.
     c.wait_state(claimer, "COMPLETED")
-    c.wait_state(plain, "COMPLETED")
+    c.wait_state(waiting, "COMPLETED")
+
+
+def end_pool(c, node):
+    """Ends the pool on `node` as an admin would (`shareq pools end`); waits until it is gone."""
+    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, node)).group(1)
+    done = c.run([str(c.build_dir / "tools" / "shareq"), "pools", "end", pool])
+    assert done.returncode == 0, done.stderr
+    wait_until(f"{pool} to end", lambda: node_extra(c, node) == "")
 
 
 def test_prefer_mode_charges_nothing_for_warm_nodes(warm):
