@@ -3,18 +3,16 @@
 #include <algorithm>
 
 #include "policy/decision.hpp"
+#include "policy/job_record.hpp"
 #include "text.hpp"
 
 namespace shareq::tool {
 namespace {
 
-int priority_of(const policy::Policy& policy, const JobInfo& job) {
-  const std::optional<Submission> tag = job_tag(job.admin_comment);
-  return tag ? tag->priority : policy.default_priority;
-}
-
-int64_t amount_in(const policy::Policy& policy, policy::FamilyId family, const JobInfo& job) {
-  return policy.family(family).unit == Unit::Gpu ? job.gpus : job.nodes;
+// The JobInfo as policy/job_record.hpp reads a job (the one translation).
+policy::JobRecord record_of(const JobInfo& job) {
+  return {job.id,   job.account,       job.partitions,  job.nodes,
+          job.gpus, job.admin_comment, job.submit_time, job.start_time};
 }
 
 std::vector<policy::RunningJob> running_of(const policy::Policy& policy,
@@ -22,12 +20,7 @@ std::vector<policy::RunningJob> running_of(const policy::Policy& policy,
   std::vector<policy::RunningJob> running;
   for (const JobInfo& job : jobs) {
     if (job.state != JobState::Running && job.state != JobState::Suspended) continue;
-    const auto share = policy.share_id(job.account);
-    if (!share || job.partitions.empty()) continue;
-    const auto family = policy.family_of_partition(job.partitions.front());
-    if (!family) continue;
-    running.push_back({job.id, *share, *family, amount_in(policy, *family, job),
-                       priority_of(policy, job), job.start_time});
+    if (auto r = policy::as_running(policy, record_of(job))) running.push_back(*r);
   }
   return running;
 }
@@ -37,29 +30,15 @@ std::vector<policy::PendingJob> pending_of(const policy::Policy& policy,
   std::vector<policy::PendingJob> pending;
   for (const JobInfo& job : jobs) {
     if (job.state != JobState::Pending) continue;
-    const auto share = policy.share_id(job.account);
-    if (!share) continue;
-    policy::PendingJob p{job.id, *share, priority_of(policy, job), job.submit_time, {}};
-    p.awaiting_victims = job.reason.find(policy::kAwaitingVictims) != std::string::npos;
-    for (const std::string& partition : job.partitions) {
-      const auto family = policy.family_of_partition(partition);
-      const bool seen = family && std::any_of(p.requests.begin(), p.requests.end(),
-                                              [&](const auto& r) { return r.family == *family; });
-      if (family && !seen) p.requests.push_back({*family, amount_in(policy, *family, job)});
-    }
-    if (!p.requests.empty()) pending.push_back(std::move(p));
+    auto p = policy::as_pending(policy, record_of(job));
+    if (!p) continue;
+    p->awaiting_victims = job.reason.find(policy::kAwaitingVictims) != std::string::npos;
+    pending.push_back(std::move(*p));
   }
   return pending;
 }
 
 }  // namespace
-
-std::optional<Submission> job_tag(std::string_view admin_comment) {
-  const std::string_view first = admin_comment.substr(0, admin_comment.find(' '));
-  Result<Submission> tag = decode_submission(first);
-  if (!tag) return std::nullopt;
-  return std::move(tag).value();
-}
 
 ClusterState::ClusterState(const Config& config, std::vector<JobInfo> jobs)
     : policy_(policy::Policy::compile(config)),
@@ -87,7 +66,7 @@ const policy::PendingJob* ClusterState::pending_job(uint32_t id) const {
 }
 
 int64_t ClusterState::amount(const JobInfo& job, policy::FamilyId family) const {
-  return amount_in(policy_, family, job);
+  return policy_.family(family).unit == Unit::Gpu ? job.gpus : job.nodes;
 }
 
 }  // namespace shareq::tool

@@ -1,12 +1,8 @@
 // The cluster as the policy core sees it: shareq.conf compiled into a Policy, and the jobs from
-// slurmctld translated the way the controller plugins translate them (plugins/ctld/translate.h):
-//   share    = the job's account (job_submit/shareq sets it to --share), any case;
-//   family   = the partition it runs in (running) or each of its partitions in order (pending);
-//   amount   = nodes in a node family, GPUs (gres/gpu TRES) in a GPU family;
-//   priority = the priority= of the job's AdminComment tag, else DefaultPriority;
-//   awaiting its victims = its reason is the scheduler's "waiting for the jobs it preempted to
-//   end" (policy/decision.hpp: a reclaim in flight).
-// Running and suspended jobs hold capacity (the Ledger); completing ones no longer do.
+// slurmctld translated by the one translation the controller plugins use too
+// (policy/job_record.hpp). Running and suspended jobs hold capacity (the Ledger); completing
+// ones no longer do. A pending job whose reason is the scheduler's "waiting for the jobs it
+// preempted to end" is awaiting its victims (policy/decision.hpp: a reclaim in flight).
 // Jobs of no share or in no family are kept in jobs() but are not in running() or pending().
 #pragma once
 
@@ -23,10 +19,6 @@
 #include "submission.hpp"
 
 namespace shareq::tool {
-
-// The job_submit/shareq tag at the start of an AdminComment (its first word; later words are
-// warm-pool notes); nullopt when there is none or it does not decode.
-std::optional<Submission> job_tag(std::string_view admin_comment);
 
 class ClusterState {
  public:

@@ -4,6 +4,7 @@
 
 #include "policy/admission.hpp"
 #include "policy/decision.hpp"
+#include "policy/job_record.hpp"
 #include "table.hpp"
 #include "text.hpp"
 
@@ -144,7 +145,7 @@ void line(std::string& out, std::string_view label, const std::string& value) {
 }
 
 std::string header(const ClusterState& state, const JobInfo& info) {
-  const auto tag = job_tag(info.admin_comment);
+  const auto tag = policy::submission_tag(info.admin_comment);
   const int priority = tag ? tag->priority : state.policy().default_priority;
   return "job " + std::to_string(info.id) + ": " + info.state_name + ", user " + info.user +
          ", share " + to_lower(info.account) + ", priority " + std::to_string(priority) +

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "log.hpp"
 #include "slurmctld_headers.hpp"
-#include "translate.hpp"
 
 namespace shareq::ctld {
 namespace {
@@ -24,18 +25,18 @@ uint64_t tres_count(const uint64_t* counts, int pos) {
   return (v == NO_VAL64 || v == INFINITE64 || v == NO_CONSUME_VAL64) ? 0 : v;
 }
 
-void fill_common(JobRecord* job, JobView& v) {
-  v.view.job_id = job->job_id;
-  v.view.account = job->account;
-  v.view.spank_env = job->spank_job_env;
-  v.view.spank_env_size = job->spank_job_env_size;
-  v.view.start_time = job->start_time;
-  v.view.submit_time = job->details != nullptr ? job->details->submit_time : 0;
+policy::JobRecord common_record(JobRecord* job) {
+  policy::JobRecord r;
+  r.id = job->job_id;
+  r.account = job->account != nullptr ? job->account : "";
+  r.admin_comment = job->admin_comment != nullptr ? job->admin_comment : "";
+  r.start_time = job->start_time;
+  r.submit_time = job->details != nullptr ? job->details->submit_time : 0;
+  return r;
 }
 
-void publish_partitions(JobView& v) {
-  v.view.partitions = v.partitions.data();
-  v.view.partition_count = static_cast<uint32_t>(v.partitions.size());
+int64_t clamp(uint64_t v) {
+  return static_cast<int64_t>(std::min<uint64_t>(v, std::numeric_limits<int64_t>::max()));
 }
 
 // The GPUs a starting or running job holds. select_nodes() calls select_p_job_begin and
@@ -53,7 +54,7 @@ struct Allocation {
   std::string partition;
   uint64_t nodes = 0;
   uint64_t gpus = 0;
-  std::string priority_env;  // "SHAREQ_SHARE_PRIORITY=N", or empty
+  std::string tag;  // job_submit/shareq's tag (the AdminComment's first word): its priority
   int64_t start_time = 0;
 };
 
@@ -70,9 +71,9 @@ Allocation allocation_of(JobRecord* job) {
   a.nodes = job->node_cnt;
   if (a.nodes == 0 && job->job_resrcs != nullptr) a.nodes = job->job_resrcs->nhosts;
   a.gpus = allocated_gpus(job);
-  if (const char* p =
-          shareq_env_flag(job->spank_job_env, job->spank_job_env_size, SHAREQ_FLAG_PRIORITY)) {
-    a.priority_env = std::string(shareq_flag_names[SHAREQ_FLAG_PRIORITY].env) + "=" + p;
+  if (job->admin_comment != nullptr) {
+    const std::string_view comment(job->admin_comment);
+    a.tag = std::string(comment.substr(0, comment.find(' ')));
   }
   a.start_time = job->start_time;
   return a;
@@ -108,51 +109,46 @@ int gpu_tres_pos() {
 
 void forget_tres_pos() { g_gpu_pos.store(kUnknownPos); }
 
-JobView running_view(JobRecord* job) {
-  JobView v;
-  fill_common(job, v);
-  if (job->part_ptr != nullptr) v.partitions.push_back(job->part_ptr->name);
-  publish_partitions(v);
-  v.view.nodes = job->node_cnt;
-  v.view.gpus = allocated_gpus(job);
-  return v;
+policy::JobRecord running_record(JobRecord* job) {
+  policy::JobRecord r = common_record(job);
+  if (job->part_ptr != nullptr && job->part_ptr->name != nullptr) {
+    r.partitions.emplace_back(job->part_ptr->name);
+  }
+  r.nodes = job->node_cnt;
+  r.gpus = clamp(allocated_gpus(job));
+  return r;
 }
 
-JobView pending_view(JobRecord* job) {
-  JobView v;
-  fill_common(job, v);
+policy::JobRecord pending_record(JobRecord* job) {
+  policy::JobRecord r = common_record(job);
   if (job->part_ptr_list != nullptr) {
     ListIterator it = list_iterator_create(job->part_ptr_list);
     while (auto* part = static_cast<part_record_t*>(list_next(it))) {
-      v.partitions.push_back(part->name);
+      r.partitions.emplace_back(part->name);
     }
     list_iterator_destroy(it);
-  } else if (job->part_ptr != nullptr) {
-    v.partitions.push_back(job->part_ptr->name);
+  } else if (job->part_ptr != nullptr && job->part_ptr->name != nullptr) {
+    r.partitions.emplace_back(job->part_ptr->name);
   }
-  publish_partitions(v);
   uint64_t nodes = tres_count(job->tres_req_cnt, TRES_ARRAY_NODE);
   if (nodes == 0 && job->details != nullptr) nodes = job->details->min_nodes;
-  v.view.nodes = std::max<uint64_t>(nodes, 1);
-  v.view.gpus = requested_gpus(job);
-  return v;
+  r.nodes = clamp(std::max<uint64_t>(nodes, 1));
+  r.gpus = clamp(requested_gpus(job));
+  return r;
 }
 
 std::optional<policy::PendingJob> pending_job(const LoadedConfig& config, JobRecord* job) {
-  const JobView v = pending_view(job);
-  return to_pending(config.policy, v.view);
+  return policy::as_pending(config.policy, pending_record(job));
 }
 
 std::optional<policy::HeldCapacity> held_capacity(const policy::Policy& policy,
                                                   const ReservedPool& pool) {
-  const char* partition = pool.partition.c_str();
-  shareq_job_view_t v{};
-  v.account = pool.account.c_str();
-  v.partitions = &partition;
-  v.partition_count = 1;
-  v.nodes = pool.nodes.size();
-  v.gpus = pool.gpus;
-  const auto r = to_running(policy, v);
+  policy::JobRecord record;
+  record.account = pool.account;
+  record.partitions = {pool.partition};
+  record.nodes = static_cast<int64_t>(pool.nodes.size());
+  record.gpus = clamp(pool.gpus);
+  const auto r = policy::as_running(policy, record);
   if (!r) return std::nullopt;
   return policy::HeldCapacity{pool.pool, r->share, r->family, r->amount};
 }
@@ -262,19 +258,15 @@ std::shared_ptr<const RunningSnapshot> running_snapshot(
   std::vector<policy::RunningJob> running;
   running.reserve(g_registry.size());
   for (const auto& [id, a] : g_registry) {
-    const char* partition = a.partition.c_str();
-    char* env[1] = {const_cast<char*>(a.priority_env.c_str())};
-    shareq_job_view_t v{};
-    v.job_id = id;
-    v.account = a.account.c_str();
-    v.partitions = &partition;
-    v.partition_count = 1;
-    v.nodes = a.nodes;
-    v.gpus = a.gpus;
-    v.spank_env = a.priority_env.empty() ? nullptr : env;
-    v.spank_env_size = a.priority_env.empty() ? 0 : 1;
-    v.start_time = a.start_time;
-    if (auto r = to_running(config->policy, v)) running.push_back(*r);
+    policy::JobRecord record;
+    record.id = id;
+    record.account = a.account;
+    record.partitions = {a.partition};
+    record.nodes = clamp(a.nodes);
+    record.gpus = clamp(a.gpus);
+    record.admin_comment = a.tag;
+    record.start_time = a.start_time;
+    if (auto r = policy::as_running(config->policy, record)) running.push_back(*r);
   }
   // g_registry is ordered by id, so `running` is too.
   g_snapshot =

@@ -25,10 +25,10 @@
 
 #include "config_state.hpp"
 #include "ctld_api.hpp"
+#include "policy/job_record.hpp"
 #include "policy/jobs.hpp"
 #include "policy/ledger.hpp"
 #include "policy/victims.hpp"
-#include "translate.h"
 
 extern "C" {
 struct job_record;
@@ -38,15 +38,11 @@ namespace shareq::ctld {
 
 using JobRecord = struct job_record;
 
-// A job record as translate.h reads it; points into the record (valid under the job lock).
-struct JobView {
-  shareq_job_view_t view{};
-  std::vector<const char*> partitions;
-};
-// As a running job (the partition it runs in, allocated nodes and GPUs).
-SHAREQ_CTLD_API JobView running_view(JobRecord* job);
-// As a pending job (its partitions in order, requested nodes and GPUs).
-SHAREQ_CTLD_API JobView pending_view(JobRecord* job);
+// A job record as policy/job_record.hpp reads it (the one translation): as a running job (the
+// partition it runs in, allocated nodes and GPUs) or a pending one (its partitions in order,
+// requested nodes and GPUs). Job lock held.
+SHAREQ_CTLD_API policy::JobRecord running_record(JobRecord* job);
+SHAREQ_CTLD_API policy::JobRecord pending_record(JobRecord* job);
 
 // The pending job as the policy sees it; nullopt when shareq does not govern it.
 SHAREQ_CTLD_API std::optional<policy::PendingJob> pending_job(const LoadedConfig& config,

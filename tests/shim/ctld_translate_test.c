@@ -1,7 +1,7 @@
 /*
- * The controller view's translation helpers (plugins/ctld) against plain data standing in for
- * Slurm's job records: a job record's fields -> the core's RunningJob / PendingJob, shareq's
- * priority -> sprio's columns, and the decayed-usage state file (round trip, corrupt files).
+ * The controller view's C helpers (plugins/ctld) against plain data: shareq's priority -> sprio's
+ * columns, and the decayed-usage state file (round trip, corrupt files). A job record's fields ->
+ * the core's types is the core's one translation (tests/unit/policy/job_record_test.cpp).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -18,129 +18,7 @@
 #include "fake_xmalloc.h"
 #include "sprio_factors.h"
 #include "submit_shim.h"
-#include "translate.h"
 #include "usage_file.h"
-
-static const char* const kConf =
-    "Family=p4 Partitions=p4,p4b Capacity=node=4\n"
-    "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
-    "Share=ProdExp1 Family=p4 Quota=node=2\n"
-    "Share=ProdExp2 Family=p4 Quota=node=2\n"
-    "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"
-    "Share=Research Family=p5 Quota=gres/gpu=16\n"
-    "DefaultPriority=40\n";
-
-typedef struct {
-  shareq_conf_t* conf;
-  shareq_policy_t* policy;
-} fixture_t;
-
-static int setup(void** state) {
-  fixture_t* f = calloc(1, sizeof(*f));
-  char* errors = NULL;
-  f->conf = shareq_conf_parse(kConf, "test.conf", &errors);
-  assert_non_null(f->conf);
-  f->policy = shareq_policy_compile(f->conf);
-  assert_non_null(f->policy);
-  *state = f;
-  return 0;
-}
-
-static int teardown(void** state) {
-  fixture_t* f = *state;
-  shareq_policy_free(f->policy);
-  shareq_conf_free(f->conf);
-  free(f);
-  return 0;
-}
-
-static shareq_job_view_t view(const char* account, const char* const* parts, uint32_t nparts,
-                              uint64_t nodes, uint64_t gpus, char** env, uint32_t env_size) {
-  shareq_job_view_t v;
-  memset(&v, 0, sizeof(v));
-  v.job_id = 42;
-  v.account = account;
-  v.partitions = parts;
-  v.partition_count = nparts;
-  v.nodes = nodes;
-  v.gpus = gpus;
-  v.spank_env = env;
-  v.spank_env_size = env_size;
-  v.start_time = 1000;
-  v.submit_time = 900;
-  return v;
-}
-
-static void running_node_job_counts_nodes_under_its_account_share(void** state) {
-  fixture_t* f = *state;
-  const char* parts[] = {"p4"};
-  const char* env_entries[] = {"SHAREQ_SHARE_PRIORITY=80", NULL};
-  char** env = fake_env(env_entries);
-  shareq_job_view_t v = view("PRODEXP1", parts, 1, 3, 16, env, 1);
-  shareq_running_t r;
-  assert_true(shareq_translate_running(f->policy, &v, &r));
-  assert_int_equal(r.job_id, 42);
-  assert_int_equal(r.share, shareq_policy_share(f->policy, "prodexp1"));
-  assert_int_equal(r.family, shareq_policy_family(f->policy, "p4"));
-  assert_int_equal(r.amount, 3); /* nodes, not GPUs, in a node family */
-  assert_int_equal(r.priority, 80);
-  assert_int_equal(r.start_time, 1000);
-  fake_env_free(env, 1);
-}
-
-static void running_gpu_job_counts_gpus_and_defaults_priority(void** state) {
-  fixture_t* f = *state;
-  const char* parts[] = {"p5"};
-  shareq_job_view_t v = view("research", parts, 1, 2, 16, NULL, 0);
-  shareq_running_t r;
-  assert_true(shareq_translate_running(f->policy, &v, &r));
-  assert_int_equal(r.family, shareq_policy_family(f->policy, "p5"));
-  assert_int_equal(r.amount, 16);
-  assert_int_equal(r.priority, 40); /* DefaultPriority */
-}
-
-static void slurm_option_name_is_the_priority_fallback(void** state) {
-  fixture_t* f = *state;
-  const char* env_entries[] = {"_SLURM_SPANK_OPTION_shareq_share_priority=7", NULL};
-  char** env = fake_env(env_entries);
-  assert_int_equal(shareq_translate_priority(f->policy, env, 1), 7);
-  fake_env_free(env, 1);
-  const char* bad_entries[] = {"SHAREQ_SHARE_PRIORITY=150", NULL};
-  env = fake_env(bad_entries);
-  assert_int_equal(shareq_translate_priority(f->policy, env, 1), 40);
-  fake_env_free(env, 1);
-}
-
-static void jobs_outside_families_or_shares_are_not_governed(void** state) {
-  fixture_t* f = *state;
-  const char* debug[] = {"debug"};
-  const char* p4[] = {"p4"};
-  shareq_running_t r;
-  shareq_pending_t p;
-  shareq_job_view_t v = view("prodexp1", debug, 1, 1, 0, NULL, 0);
-  assert_false(shareq_translate_running(f->policy, &v, &r));
-  assert_false(shareq_translate_pending(f->policy, &v, &p));
-  v = view("nobody", p4, 1, 1, 0, NULL, 0);
-  assert_false(shareq_translate_running(f->policy, &v, &r));
-  assert_false(shareq_translate_pending(f->policy, &v, &p));
-  v = view(NULL, p4, 1, 1, 0, NULL, 0);
-  assert_false(shareq_translate_running(f->policy, &v, &r));
-}
-
-static void pending_job_asks_each_family_once_in_partition_order(void** state) {
-  fixture_t* f = *state;
-  const char* parts[] = {"p5", "debug", "p4", "p4b"};
-  shareq_job_view_t v = view("ProdExp2", parts, 4, 2, 16, NULL, 0);
-  shareq_pending_t p;
-  assert_true(shareq_translate_pending(f->policy, &v, &p));
-  assert_int_equal(p.share, shareq_policy_share(f->policy, "prodexp2"));
-  assert_int_equal(p.submit_time, 900);
-  assert_int_equal(p.request_count, 2);
-  assert_int_equal(p.requests[0].family, shareq_policy_family(f->policy, "p5"));
-  assert_int_equal(p.requests[0].amount, 16);
-  assert_int_equal(p.requests[1].family, shareq_policy_family(f->policy, "p4"));
-  assert_int_equal(p.requests[1].amount, 2);
-}
 
 static double sprio_total(const priority_factors_object_t* o) {
   return o->priority_age + o->priority_assoc + o->priority_fs + o->priority_js + o->priority_part +
@@ -256,15 +134,6 @@ static void usage_file_accepts_comments_and_no_entries(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(running_node_job_counts_nodes_under_its_account_share, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(running_gpu_job_counts_gpus_and_defaults_priority, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(slurm_option_name_is_the_priority_fallback, setup, teardown),
-      cmocka_unit_test_setup_teardown(jobs_outside_families_or_shares_are_not_governed, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(pending_job_asks_each_family_once_in_partition_order, setup,
-                                      teardown),
       cmocka_unit_test(sprio_columns_add_up_to_the_priority),
       cmocka_unit_test(usage_file_round_trips_exactly),
       cmocka_unit_test(corrupt_usage_files_are_refused_whole),

@@ -1,0 +1,58 @@
+#include "policy/job_record.hpp"
+
+#include <algorithm>
+
+namespace shareq::policy {
+namespace {
+
+int64_t amount_in(const Policy& policy, FamilyId family, const JobRecord& job) {
+  return std::max<int64_t>(policy.family(family).unit == Unit::Gpu ? job.gpus : job.nodes, 0);
+}
+
+}  // namespace
+
+std::optional<Submission> submission_tag(std::string_view admin_comment) {
+  const std::string_view first = admin_comment.substr(0, admin_comment.find(' '));
+  Result<Submission> tag = decode_submission(first);
+  if (!tag) return std::nullopt;
+  return std::move(tag).value();
+}
+
+int submitted_priority(const Policy& policy, std::string_view admin_comment) {
+  const std::optional<Submission> tag = submission_tag(admin_comment);
+  return tag ? tag->priority : policy.default_priority;
+}
+
+std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job) {
+  if (job.partitions.empty()) return std::nullopt;
+  const auto share = policy.share_id(job.account);
+  const auto family = policy.family_of_partition(job.partitions.front());
+  if (!share || !family) return std::nullopt;
+  return RunningJob{job.id,
+                    *share,
+                    *family,
+                    amount_in(policy, *family, job),
+                    submitted_priority(policy, job.admin_comment),
+                    job.start_time};
+}
+
+std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job) {
+  const auto share = policy.share_id(job.account);
+  if (!share) return std::nullopt;
+  PendingJob p;
+  p.id = job.id;
+  p.share = *share;
+  p.priority = submitted_priority(policy, job.admin_comment);
+  p.submit_time = job.submit_time;
+  for (const std::string& partition : job.partitions) {
+    const auto family = policy.family_of_partition(partition);
+    if (!family) continue;
+    const bool seen = std::any_of(p.requests.begin(), p.requests.end(),
+                                  [&](const FamilyRequest& r) { return r.family == *family; });
+    if (!seen) p.requests.push_back({*family, amount_in(policy, *family, job)});
+  }
+  if (p.requests.empty()) return std::nullopt;
+  return p;
+}
+
+}  // namespace shareq::policy

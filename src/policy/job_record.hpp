@@ -1,0 +1,48 @@
+// The one translation of a Slurm job into the policy's types. Both record sources fill a
+// JobRecord: slurmctld's job_record_t in the plugins (ctld/slurm_jobs.cpp) and libslurm's
+// slurm_job_info_t in the tool (tools/slurm_client.cpp); everything after that is this file:
+//   share    = the job's account, any case (job_submit/shareq sets it to --share);
+//   family   = each partition's family (running: the partition it runs in; pending: its
+//              partitions in order, each family once), partitions in no family are skipped;
+//   amount   = nodes in a node family, GPUs (gres/gpu) in a GPU family;
+//   priority = the priority= of job_submit/shareq's tag, the first word of the AdminComment
+//              (a user cannot change a job's AdminComment), else DefaultPriority.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/jobs.hpp"
+#include "policy/policy.hpp"
+#include "submission.hpp"
+
+namespace shareq::policy {
+
+// What shareq reads of a job, whatever the source.
+struct JobRecord {
+  JobId id = 0;
+  std::string account;
+  std::vector<std::string> partitions;  // running: the one it runs in; pending: in order
+  int64_t nodes = 0;                    // running: allocated; pending: requested (at least 1)
+  int64_t gpus = 0;                     // gres/gpu: allocated (running) or requested (pending)
+  std::string admin_comment;            // job_submit/shareq's tag first
+  Time submit_time = 0;
+  Time start_time = 0;
+};
+
+// job_submit/shareq's tag: the first word of an AdminComment (later words are warm-pool notes);
+// nullopt when there is none or it does not decode.
+std::optional<Submission> submission_tag(std::string_view admin_comment);
+
+// The job's --share-priority as submitted: the tag's, else the policy's DefaultPriority.
+int submitted_priority(const Policy& policy, std::string_view admin_comment);
+
+// The job as a running job; nullopt when shareq does not govern it (no share of that name, its
+// partition in no family).
+std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job);
+// The job as a pending job; nullopt when its share is unknown or no partition is in a family.
+std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job);
+
+}  // namespace shareq::policy
