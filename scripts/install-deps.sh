@@ -12,7 +12,7 @@ packages=(
   slurmctld slurmd slurm-client slurmdbd munge mariadb-server libslurm-dev
   build-essential cmake pkg-config clang clang-format clang-tidy
   googletest libgtest-dev libbenchmark-dev libcmocka-dev
-  libcurl4-openssl-dev libssl-dev
+  libcurl4-openssl-dev libssl-dev nlohmann-json3-dev
   libmunge-dev dpkg-dev python3 python3-pytest procps sudo
 )
 

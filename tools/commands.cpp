@@ -3,12 +3,13 @@
 #include <array>
 #include <ostream>
 
+#include "sim_command.hpp"
 #include "text.hpp"
 
 namespace shareq::tool {
 namespace {
 
-constexpr std::array<Command, 5> kCommands = {{
+constexpr std::array<Command, 6> kCommands = {{
     {"check-config", "[FILE]",
      "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
      "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf)",
@@ -23,6 +24,10 @@ constexpr std::array<Command, 5> kCommands = {{
      run_why},
     {"pools", "[--json]",
      "the warm pools: nodes, status, owner, until when (and time left), match key", run_pools},
+    {"sim", kSimSynopsis,
+     "what-if simulation: replay a workload trace on slurm.conf's nodes under shareq.conf (and "
+     "another, or FIFO+backfill) and print utilisation, waits, preemptions, borrowing",
+     run_sim},
     {"version", "", "print the version of shareq", run_version},
 }};
 

@@ -1,0 +1,88 @@
+// The simulator's state between events: jobs pending and running, the nodes, the ledger, the
+// end-of-job event queue, the meter. The schedulers (shareq's passes, FIFO with EASY backfill)
+// decide; this class acts (start, end, requeue) and keeps every figure consistent. Internal.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "policy/jobs.hpp"
+#include "policy/ledger.hpp"
+#include "sim/meter.hpp"
+#include "sim/node_pool.hpp"
+#include "sim/workload.hpp"
+
+namespace shareq::sim {
+
+enum class JobStatus { Future, Pending, Running, Done };
+
+struct JobRun {
+  JobStatus status = JobStatus::Future;
+  policy::Time first_submit = 0;
+  policy::Time start = -1, end = -1;
+  int64_t preempted = 0;
+  uint32_t epoch = 0;  // runs so far; an end event of an older run is stale
+  int request = -1;    // the request (family) it runs in
+  std::vector<int> nodes;
+  size_t slot = 0;  // its index in pending() or running()
+};
+
+struct EndEvent {
+  policy::Time time = 0;
+  policy::JobId job = 0;
+  uint32_t epoch = 0;
+  bool operator>(const EndEvent& o) const { return time != o.time ? time > o.time : job > o.job; }
+};
+
+class SimState {
+ public:
+  SimState(const Workload& workload, const policy::Policy& policy);
+
+  [[nodiscard]] policy::Time now() const { return now_; }
+  [[nodiscard]] const Workload& workload() const { return workload_; }
+  [[nodiscard]] const policy::Policy& policy() const { return policy_; }
+  [[nodiscard]] const SimJob& job(policy::JobId id) const { return workload_.jobs[id - 1]; }
+  [[nodiscard]] const JobRun& run(policy::JobId id) const { return runs_[id - 1]; }
+  [[nodiscard]] const std::vector<policy::PendingJob>& pending() const { return pending_; }
+  [[nodiscard]] const std::vector<policy::RunningJob>& running() const { return running_; }
+  [[nodiscard]] const policy::Ledger& ledger() const { return ledger_; }
+  [[nodiscard]] const NodePool& pool() const { return pool_; }
+  [[nodiscard]] NodePool& pool() { return pool_; }
+  [[nodiscard]] const Meter& meter() const { return meter_; }
+
+  // Moves time to the next event; false when nothing is left to happen. `pass_at` is the time of
+  // the next periodic pass (INT64_MAX: none).
+  bool advance(policy::Time pass_at);
+  // Ends and submissions at now(); true when any happened.
+  bool apply_events();
+
+  // Acting (preconditions: the job is pending / running, the nodes have room).
+  void start(policy::JobId id, int request, const std::vector<int>& nodes);
+  void requeue(policy::JobId id);  // preempted: back to pending, its run lost
+  void finish_metering();          // integrates every figure up to now()
+
+  // Nodes for request `request` of the job now, by best fit; nullopt when none has room.
+  [[nodiscard]] std::optional<std::vector<int>> best_fit(policy::JobId id, int request) const;
+
+ private:
+  void submit(policy::JobId id, bool first);
+  void end(policy::JobId id);
+  void stop_running(policy::JobId id);
+  void remove_pending(policy::JobId id);
+
+  const Workload& workload_;
+  const policy::Policy& policy_;
+  NodePool pool_;
+  policy::Ledger ledger_;
+  Meter meter_;
+  std::vector<JobRun> runs_;
+  std::vector<policy::PendingJob> pending_;
+  std::vector<policy::RunningJob> running_;
+  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
+  size_t next_submit_ = 0;
+  policy::Time now_ = 0;
+};
+
+}  // namespace shareq::sim

@@ -1,0 +1,185 @@
+#include "sim/slurm_conf.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "sim/hostlist.hpp"
+#include "text.hpp"
+
+namespace shareq::sim {
+namespace {
+
+constexpr uint64_t kMaxGpusPerNode = 1'000'000;
+
+struct KeyValue {
+  std::string_view key;
+  std::string_view value;
+};
+
+std::vector<KeyValue> key_values(std::string_view line) {
+  std::vector<KeyValue> out;
+  for (std::string_view word : split_words(line)) {
+    const size_t eq = word.find('=');
+    if (eq == std::string_view::npos) continue;
+    out.push_back({word.substr(0, eq), word.substr(eq + 1)});
+  }
+  return out;
+}
+
+std::optional<std::string_view> find_key(const std::vector<KeyValue>& kvs, std::string_view key) {
+  for (const auto& kv : kvs) {
+    if (text::iequals(kv.key, key)) return kv.value;
+  }
+  return std::nullopt;
+}
+
+// "gpu:8", "gpu:a100:4(S:0-1)", "gpu:a100:4,gpu:v100:2,mps:100" -> the GPUs.
+Result<int64_t> parse_gres_gpus(std::string_view gres) {
+  int64_t total = 0;
+  for (std::string_view entry : text::split(gres, ',')) {
+    entry = entry.substr(0, entry.find('('));
+    const auto parts = text::split(entry, ':');
+    if (parts.empty() || !text::iequals(parts[0], "gpu")) continue;
+    if (parts.size() < 2 || parts.size() > 3) {
+      return Error{"Gres", text::quote(entry) + " is not gpu:N or gpu:TYPE:N"};
+    }
+    const auto count = text::parse_decimal(parts.back(), kMaxGpusPerNode);
+    if (count.status != text::NumberStatus::Ok) {
+      return Error{"Gres", "in " + text::quote(entry) + ": " +
+                               text::number_message(parts.back(), count, "0..1000000")};
+    }
+    total += static_cast<int64_t>(count.value);
+  }
+  return total;
+}
+
+class Reader {
+ public:
+  Reader(std::string_view file) : file_(file) {}
+
+  void line(std::string_view text, int number) {
+    const auto kvs = key_values(strip_comment(text));
+    if (kvs.empty()) return;
+    if (text::iequals(kvs[0].key, "NodeName")) node_line(kvs, number);
+    if (text::iequals(kvs[0].key, "PartitionName")) partition_line(kvs, number);
+  }
+
+  Parsed<SlurmCluster> finish() {
+    Parsed<SlurmCluster> out;
+    out.errors = std::move(errors_);
+    if (out.errors.empty()) out.value = std::move(cluster_);
+    return out;
+  }
+
+ private:
+  void error(int line, std::string field, std::string message) {
+    if (errors_.size() < kMaxInputErrors) {
+      errors_.push_back({std::string(file_), line, std::move(field), std::move(message)});
+    }
+  }
+
+  void node_line(const std::vector<KeyValue>& kvs, int number) {
+    const auto gres = find_key(kvs, "Gres");
+    int64_t gpus = default_gpus_;
+    if (gres) {
+      auto parsed = parse_gres_gpus(*gres);
+      if (!parsed) return error(number, "Gres", parsed.error().message);
+      gpus = parsed.value();
+    }
+    if (text::iequals(kvs[0].value, "DEFAULT")) {
+      default_gpus_ = gpus;
+      return;
+    }
+    auto names = expand_hostlist(kvs[0].value);
+    if (!names) return error(number, "NodeName", names.error().message);
+    for (auto& name : names.value()) add_node(std::move(name), gpus, number);
+  }
+
+  void add_node(std::string name, int64_t gpus, int number) {
+    const int index = static_cast<int>(cluster_.nodes.size());
+    if (!node_index_.emplace(name, index).second) {
+      return error(number, "NodeName", "node " + text::quote(name) + " is defined twice");
+    }
+    cluster_.nodes.push_back({std::move(name), gpus});
+  }
+
+  void partition_line(const std::vector<KeyValue>& kvs, int number) {
+    const auto nodes = find_key(kvs, "Nodes");
+    if (text::iequals(kvs[0].value, "DEFAULT")) {
+      if (nodes) default_nodes_ = std::string(*nodes);
+      return;
+    }
+    if (kvs[0].value.empty()) return error(number, "PartitionName", "the name is empty");
+    if (cluster_.find_partition(kvs[0].value) != nullptr) {
+      return error(number, "PartitionName",
+                   "partition " + text::quote(kvs[0].value) + " is defined twice");
+    }
+    SimPartition partition{std::string(kvs[0].value), {}};
+    if (!partition_nodes(nodes ? std::string(*nodes) : default_nodes_, partition, number)) return;
+    cluster_.partitions.push_back(std::move(partition));
+  }
+
+  bool partition_nodes(const std::string& list, SimPartition& partition, int number) {
+    if (list.empty()) return true;
+    if (text::iequals(list, "ALL")) {
+      for (size_t i = 0; i < cluster_.nodes.size(); ++i) partition.nodes.push_back(int(i));
+      return true;
+    }
+    auto names = expand_hostlist(list);
+    if (!names) {
+      error(number, "Nodes", names.error().message);
+      return false;
+    }
+    for (const auto& name : names.value()) {
+      const auto found = node_index_.find(name);
+      if (found == node_index_.end()) {
+        error(number, "Nodes",
+              "node " + text::quote(name) + " is not defined by a NodeName line before this one");
+        return false;
+      }
+      partition.nodes.push_back(found->second);
+    }
+    return true;
+  }
+
+  std::string_view file_;
+  SlurmCluster cluster_;
+  std::vector<InputError> errors_;
+  std::unordered_map<std::string, int> node_index_;
+  int64_t default_gpus_ = 0;
+  std::string default_nodes_;
+};
+
+}  // namespace
+
+const SimPartition* SlurmCluster::find_partition(std::string_view name) const {
+  for (const auto& partition : partitions) {
+    if (partition.name == name) return &partition;
+  }
+  return nullptr;
+}
+
+Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file) {
+  Reader reader(file);
+  int number = 0;
+  for (std::string_view line : split_lines(text)) reader.line(line, ++number);
+  return reader.finish();
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return buffer.str();
+}
+
+Parsed<SlurmCluster> load_slurm_conf(const std::string& path) {
+  const auto text = read_text_file(path);
+  if (!text) return {std::nullopt, {{path, 0, "", "cannot read the file"}}};
+  return parse_slurm_conf(*text, path);
+}
+
+}  // namespace shareq::sim

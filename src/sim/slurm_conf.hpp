@@ -1,0 +1,48 @@
+// The part of a site's slurm.conf the simulator needs: nodes with their GPUs and partitions.
+//
+// Read: NodeName=LIST [Gres=gpu:N | gpu:TYPE:N [,...]] lines (NodeName=DEFAULT sets the Gres of
+// the lines after it) and PartitionName=NAME Nodes=LIST|ALL lines (PartitionName=DEFAULT sets
+// their Nodes). GPUs are the sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)"
+// socket suffix is allowed). Every other line and key is ignored, as the simulator needs none.
+// Keys are case-insensitive, '#' starts a comment.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/input_error.hpp"
+
+namespace shareq::sim {
+
+struct SimNode {
+  std::string name;
+  int64_t gpus = 0;
+};
+
+struct SimPartition {
+  std::string name;
+  std::vector<int> nodes;  // indices into SlurmCluster::nodes, in slurm.conf order
+};
+
+struct SlurmCluster {
+  std::vector<SimNode> nodes;  // in slurm.conf order
+  std::vector<SimPartition> partitions;
+
+  // nullptr when there is no such partition (names compare exactly, as Slurm's do).
+  [[nodiscard]] const SimPartition* find_partition(std::string_view name) const;
+};
+
+// Errors name the line and the key: a bad node list, a Gres count that is not a number, a node
+// defined twice, a partition naming a node no NodeName line defines, a partition defined twice.
+Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file);
+
+// Reads a file and parses it; an unreadable file is one error with line 0.
+Parsed<SlurmCluster> load_slurm_conf(const std::string& path);
+
+// The whole file as text; nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::string& path);
+
+}  // namespace shareq::sim

@@ -1,0 +1,182 @@
+// The simulator's input parsers: what they read, and errors that name the line and the field.
+#include <gtest/gtest.h>
+
+#include "sim/hostlist.hpp"
+#include "sim/sacct_trace.hpp"
+#include "sim/slurm_conf.hpp"
+#include "sim/swf_map.hpp"
+#include "sim/swf_trace.hpp"
+#include "sim/time_text.hpp"
+
+namespace shareq::sim {
+namespace {
+
+std::string first_error(const std::vector<InputError>& errors) {
+  return errors.empty() ? "" : errors.front().to_string();
+}
+
+TEST(Hostlist, RangesListsAndPadding) {
+  const auto names = expand_hostlist("p4n[1-3],gpu[08-10,12],solo,r[1-2]n[1-2]");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(names.value(),
+            (std::vector<std::string>{"p4n1", "p4n2", "p4n3", "gpu08", "gpu09", "gpu10", "gpu12",
+                                      "solo", "r1n1", "r1n2", "r2n1", "r2n2"}));
+}
+
+TEST(Hostlist, BadListsSayWhy) {
+  EXPECT_NE(expand_hostlist("n[1-").error().message.find("without"), std::string::npos);
+  EXPECT_NE(expand_hostlist("n[4-2]").error().message.find("ends below"), std::string::npos);
+  EXPECT_NE(expand_hostlist("n[a-b]").error().message.find("N-M"), std::string::npos);
+  EXPECT_NE(expand_hostlist("n1,,n2").error().message.find("empty"), std::string::npos);
+  EXPECT_FALSE(expand_hostlist("n[1-999999999]").ok());
+}
+
+TEST(SlurmConf, NodesGpusAndPartitions) {
+  const auto parsed = parse_slurm_conf(
+      "ClusterName=x\nNodeName=DEFAULT Gres=gpu:8\nNodeName=p5n[1-2]\n"
+      "NodeName=p4n[1-2] Gres=gpu:a100:4(S:0-1),gpu:v100:2,mps:100 # mixed\n"
+      "PartitionName=p5 Nodes=p5n[1-2] Default=YES\nPartitionName=all Nodes=ALL\n",
+      "slurm.conf");
+  ASSERT_TRUE(parsed.value) << first_error(parsed.errors);
+  const SlurmCluster& c = *parsed.value;
+  ASSERT_EQ(c.nodes.size(), 4u);
+  EXPECT_EQ(c.nodes[0].gpus, 8);
+  EXPECT_EQ(c.nodes[2].name, "p4n1");
+  EXPECT_EQ(c.nodes[2].gpus, 6);
+  EXPECT_EQ(c.find_partition("p5")->nodes, (std::vector<int>{0, 1}));
+  EXPECT_EQ(c.find_partition("all")->nodes.size(), 4u);
+}
+
+TEST(SlurmConf, ErrorsNameLineAndKey) {
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"NodeName=n1 Gres=gpu:x\n", "slurm.conf:1: Gres: in \"gpu:x\""},
+           {"NodeName=n1\nNodeName=n1\n", "slurm.conf:2: NodeName: node \"n1\" is defined twice"},
+           {"NodeName=n1\nPartitionName=p Nodes=n2\n", "slurm.conf:2: Nodes: node \"n2\""},
+           {"NodeName=n[1-\n", "slurm.conf:1: NodeName: \"[\" without"},
+           {"NodeName=n1\nPartitionName=p Nodes=n1\nPartitionName=p Nodes=n1\n",
+            "slurm.conf:3: PartitionName: partition \"p\" is defined twice"}}) {
+    const auto parsed = parse_slurm_conf(text, "slurm.conf");
+    EXPECT_FALSE(parsed.value);
+    EXPECT_EQ(first_error(parsed.errors).rfind(expected, 0), 0u) << first_error(parsed.errors);
+  }
+}
+
+TEST(Time, TimestampsAndElapsed) {
+  EXPECT_EQ(parse_timestamp("1970-01-02T00:00:01"), 86401);
+  EXPECT_EQ(parse_timestamp("2024-03-01T00:00:00").value() -
+                parse_timestamp("2024-02-28T00:00:00").value(),
+            2 * 86400);
+  EXPECT_FALSE(parse_timestamp("2023-02-29T00:00:00"));
+  EXPECT_FALSE(parse_timestamp("Unknown"));
+  EXPECT_EQ(parse_elapsed("1-02:03:04"), 86400 + 2 * 3600 + 3 * 60 + 4);
+  EXPECT_EQ(parse_elapsed("05:06"), 306);
+  EXPECT_FALSE(parse_elapsed("1-05:06"));
+  EXPECT_FALSE(parse_elapsed("xx"));
+}
+
+constexpr const char* kSacctHeader =
+    "JobID|Account|Partition|Submit|Start|End|Elapsed|AllocTRES|NNodes|State|AdminComment\n";
+
+TEST(SacctTrace, ReadsJobsSkipsStepsAndNeverRan) {
+  const std::string text =
+      std::string(kSacctHeader) +
+      "10|ProdExp1|p5,p4|2024-01-01T00:00:00|2024-01-01T00:00:05|2024-01-01T01:00:05|01:00:00|"
+      "cpu=8,gres/gpu=8,node=1|1|COMPLETED|shareq:share=prodexp1,priority=80\n"
+      "10.batch|ProdExp1|p5|2024-01-01T00:00:00|x|x|01:00:00|cpu=8|1|COMPLETED|\n"
+      "11|research|p5|2024-01-01T00:00:10|Unknown|Unknown|00:00:00||0|CANCELLED by 0|\n"
+      "12|research|p5|2024-01-01T00:00:20|2024-01-01T00:00:20|2024-01-01T00:00:30|00:00:10|"
+      "gres/gpu:a100=2,gres/gpu:v100=2|2|TIMEOUT|\n";
+  const auto parsed = parse_sacct_trace(text, "t.sacct");
+  ASSERT_TRUE(parsed.value) << first_error(parsed.errors);
+  const Trace& t = *parsed.value;
+  ASSERT_EQ(t.jobs.size(), 2u);
+  EXPECT_EQ(t.jobs[0].share, "ProdExp1");
+  EXPECT_EQ(t.jobs[0].partitions, (std::vector<std::string>{"p5", "p4"}));
+  EXPECT_EQ(t.jobs[0].run_s, 3600);
+  EXPECT_EQ(t.jobs[0].gpus, 8);
+  EXPECT_EQ(t.jobs[0].priority, 80);
+  EXPECT_EQ(t.jobs[1].gpus, 4);
+  EXPECT_EQ(t.jobs[1].nodes, 2);
+  EXPECT_EQ(t.jobs[1].submit - t.jobs[0].submit, 20);
+  ASSERT_EQ(t.skipped.size(), 2u);
+  EXPECT_EQ(t.skipped[0].reason, "job step");
+}
+
+TEST(SacctTrace, ErrorsNameLineAndField) {
+  const auto missing = parse_sacct_trace("JobID|Account|Submit\n", "t");
+  EXPECT_NE(first_error(missing.errors).find("t:1: header: missing Partition"), std::string::npos)
+      << first_error(missing.errors);
+  const auto bad_time = parse_sacct_trace(
+      std::string(kSacctHeader) + "1|a|p|yesterday|x|x|00:01|gres/gpu=1|1|COMPLETED|\n", "t");
+  EXPECT_EQ(first_error(bad_time.errors),
+            "t:2: Submit: \"yesterday\" is not a time; allowed: YYYY-MM-DDTHH:MM:SS");
+  const auto bad_elapsed = parse_sacct_trace(
+      std::string(kSacctHeader) + "1|a|p|2024-01-01T00:00:00|x|x|soon|gres/gpu=1|1||\n", "t");
+  EXPECT_NE(first_error(bad_elapsed.errors).find("t:2: Elapsed:"), std::string::npos);
+  const auto short_row = parse_sacct_trace(std::string(kSacctHeader) + "1|a\n", "t");
+  EXPECT_NE(first_error(short_row.errors).find("t:2: has 2 fields"), std::string::npos);
+}
+
+constexpr const char* kMap =
+    "# map\nMap=user:7 Share=alice Priority=80\nMap=group:3 Share=team Partition=p4\n"
+    "Default Share=other Partition=p5\n";
+
+TEST(SwfMap, FirstMatchInFileOrderElseDefault) {
+  const auto map = parse_swf_map(kMap, "m");
+  ASSERT_TRUE(map.value) << first_error(map.errors);
+  EXPECT_EQ(map.value->lookup(7, 3, -1).share, "alice");
+  EXPECT_EQ(map.value->lookup(7, 3, -1).partition, "p5");
+  EXPECT_EQ(map.value->lookup(8, 3, -1).partition, "p4");
+  EXPECT_EQ(map.value->lookup(8, 4, -1).share, "other");
+}
+
+TEST(SwfMap, ErrorsNameLineAndField) {
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"Map=host:1 Share=a\nDefault Share=o Partition=p\n",
+            "m:1: Map: \"host:1\" names no field"},
+           {"Map=user:x Share=a\nDefault Share=o Partition=p\n", "m:1: Map: \"user:x\": the ID"},
+           {"Map=user:1\nDefault Share=o Partition=p\n", "m:1: Share: missing"},
+           {"Map=user:1 Share=a Priority=100\nDefault Share=o Partition=p\n",
+            "m:1: Priority: 100 is out of range"},
+           {"Map=user:1 Share=a Colour=red\nDefault Share=o Partition=p\n",
+            "m:1: Colour: unknown key"},
+           {"Default Share=o\n", "m:1: Partition: missing"},
+           {"Map=user:1 Share=a\n", "m: Default: no Default line"},
+           {"Default Share=o Partition=p\nDefault Share=o Partition=p\n",
+            "m:2: Default: a second"}}) {
+    const auto map = parse_swf_map(text, "m");
+    EXPECT_FALSE(map.value);
+    EXPECT_EQ(first_error(map.errors).rfind(expected, 0), 0u) << first_error(map.errors);
+  }
+}
+
+TEST(SwfTrace, FieldsAndSkips) {
+  const auto map = parse_swf_map(kMap, "m");
+  const std::string text =
+      "; header\n"
+      "1 0 5 100 4 -1 -1 8 200 -1 1 7 3 -1 -1 1 -1 -1\n"
+      "2 10 0 0 2 -1 -1 2 200 -1 0 9 3 -1 -1 1 -1 -1\n"
+      "3 20 0 50 2 -1 -1 -1 200 -1 1 9 9 -1 -1 1 -1 -1\n";
+  const auto trace = parse_swf_trace(text, "t.swf", *map.value);
+  ASSERT_TRUE(trace.value) << first_error(trace.errors);
+  ASSERT_EQ(trace.value->jobs.size(), 2u);
+  EXPECT_EQ(trace.value->jobs[0].gpus, 8);  // requested (field 8) first
+  EXPECT_EQ(trace.value->jobs[0].share, "alice");
+  EXPECT_EQ(trace.value->jobs[0].priority, 80);
+  EXPECT_EQ(trace.value->jobs[1].gpus, 2);  // allocated (field 5) when 8 is unknown
+  EXPECT_EQ(trace.value->jobs[1].share, "other");
+  EXPECT_EQ(trace.value->skipped.front().count, 1);
+}
+
+TEST(SwfTrace, ErrorsNameLineAndField) {
+  const auto map = parse_swf_map(kMap, "m");
+  const auto few = parse_swf_trace("1 2 3\n", "t.swf", *map.value);
+  EXPECT_EQ(first_error(few.errors),
+            "t.swf:1: has 3 fields; an SWF job line has 18, separated by whitespace");
+  const auto bad =
+      parse_swf_trace("1 0 5 1.5 4 -1 -1 8 200 -1 1 7 3 -1 -1 1 -1 -1\n", "t.swf", *map.value);
+  EXPECT_EQ(first_error(bad.errors), "t.swf:1: field 4 (run time): \"1.5\" is not an integer");
+}
+
+}  // namespace
+}  // namespace shareq::sim

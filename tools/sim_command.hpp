@@ -1,0 +1,31 @@
+// shareq sim: the what-if simulator on the command line (see docs/man/shareq.1).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace shareq::tool {
+
+inline constexpr const char* kSimSynopsis =
+    "--slurm-conf FILE --config FILE --trace FILE [--trace-format sacct|swf] [--swf-map FILE] "
+    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo] [--sched-interval S] [--json] "
+    "[--jobs-csv FILE]";
+
+struct SimCommandOptions {
+  std::string slurm_conf, config, trace;
+  std::string trace_format = "sacct";
+  std::optional<std::string> swf_map, compare, jobs_csv;
+  bool baseline_fifo = false;
+  bool json = false;
+  int64_t sched_interval_s = 60;
+};
+
+// nullopt (and a message with the synopsis on `err`) on a bad command line.
+std::optional<SimCommandOptions> parse_sim_options(std::span<const std::string> args,
+                                                   std::ostream& err);
+
+int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+
+}  // namespace shareq::tool
