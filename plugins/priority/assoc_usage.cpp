@@ -5,34 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "policy/fair_share.hpp"
 #include "policy/usage.hpp"
 #include "slurmctld_headers.hpp"
 
 namespace shareq::priority {
 namespace {
 
-constexpr long double kNoVal = static_cast<long double>(NO_VAL);
-
-bool is_no_val(long double v) { return std::fabs(v - kNoVal) < 1e-5L; }
-
 void decay_usage(slurmdb_assoc_usage_t* usage, double factor, int tres_cnt) {
   usage->usage_raw *= factor;
   for (int i = 0; i < tres_cnt; ++i) usage->usage_tres_raw[i] *= factor;
   usage->grp_used_wall *= factor;
-}
-
-// multifactor's _set_usage_efctv (classic).
-void set_usage_efctv(slurmdb_assoc_rec_t* assoc) {
-  const long double ua_child = assoc->usage->usage_norm;
-  const long double ue_parent = assoc->usage->fs_assoc_ptr->usage->usage_efctv;
-  const uint32_t s_child = assoc->shares_raw;
-  const uint32_t s_all_siblings = assoc->usage->level_shares;
-  if (s_all_siblings == 0) {
-    assoc->usage->usage_efctv = ue_parent;
-  } else {
-    assoc->usage->usage_efctv =
-        ua_child + (ue_parent - ua_child) * (s_child / static_cast<long double>(s_all_siblings));
-  }
 }
 
 // Top-down, like multifactor's _set_children_usage_efctv, but users too, and each
@@ -183,27 +166,22 @@ void accrue_job_tail(job_record_t* job, int64_t last_ran) {
 }
 
 void set_assoc_usage(slurmdb_assoc_rec_t* assoc) {
-  // multifactor's set_assoc_usage_norm.
-  if (assoc_mgr_root_assoc->usage->usage_raw == 0) {
-    assoc->usage->usage_norm = 0;
-  } else {
-    assoc->usage->usage_norm = assoc->usage->usage_raw / assoc_mgr_root_assoc->usage->usage_raw;
-    if (assoc->usage->usage_norm > 1) assoc->usage->usage_norm = 1;
-  }
-  // multifactor's _set_assoc_usage_efctv, classic branch.
+  // multifactor's set_assoc_usage_norm and _set_assoc_usage_efctv (classic branch).
+  assoc->usage->usage_norm =
+      policy::normalized_usage(assoc->usage->usage_raw, assoc_mgr_root_assoc->usage->usage_raw);
   if (assoc->usage->fs_assoc_ptr == nullptr || assoc->usage->fs_assoc_ptr == assoc_mgr_root_assoc) {
     assoc->usage->usage_efctv = assoc->usage->usage_norm;
   } else if (assoc->shares_raw == SLURMDB_FS_USE_PARENT) {
     assoc->usage->usage_efctv = assoc->usage->fs_assoc_ptr->usage->usage_efctv;
   } else {
-    set_usage_efctv(assoc);
+    assoc->usage->usage_efctv = policy::effective_usage(
+        assoc->usage->usage_norm, assoc->usage->fs_assoc_ptr->usage->usage_efctv, assoc->shares_raw,
+        assoc->usage->level_shares);
   }
 }
 
 double fs_factor(long double usage_efctv, long double shares_norm) {
-  if (is_no_val(usage_efctv) || shares_norm <= 0) return 0.0;
-  const double damp = slurm_conf.fs_dampening_factor > 0 ? slurm_conf.fs_dampening_factor : 1;
-  return std::pow(2.0, -static_cast<double>(usage_efctv / shares_norm) / damp);
+  return policy::fair_share_factor(usage_efctv, shares_norm, slurm_conf.fs_dampening_factor);
 }
 
 void release_run_seconds(job_record_t* job) {
