@@ -38,10 +38,4 @@ struct Admission {
 
 Admission admit(const Ledger& ledger, ShareId share, FamilyId family, int64_t amount);
 
-// Words for squeue's reason column, e.g. "shareq: family p4 at capacity (4/4 node); waiting to
-// reclaim borrowed capacity". `amount` and the ledger give the figures. Under 100 characters for
-// share and family names of up to ~16 characters; "" for None.
-std::string describe(WaitReason reason, const Ledger& ledger, ShareId share, FamilyId family,
-                     int64_t amount);
-
 }  // namespace shareq::policy

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "policy/admission.hpp"
+#include "policy/describe.hpp"
 #include "policy/jobs.hpp"
 #include "policy/ledger.hpp"
 #include "policy/victims.hpp"

@@ -1,7 +1,7 @@
-// describe: a wait reason in words for squeue's reason column.
+#include "policy/describe.hpp"
+
 #include <string>
 
-#include "policy/admission.hpp"
 #include "policy/quota_math.hpp"
 
 namespace shareq::policy {

@@ -148,10 +148,7 @@ WarmPoolRegistry::JobEnd WarmPoolRegistry::continue_pool(WarmPool& pool, const E
   }
   pool.status = PoolStatus::Reused;
   pool.expires_at = expiry;
-  if (pool.image_digest != job.image_digest) {
-    result.replaced_image_digest = pool.image_digest;
-    pool.image_digest = job.image_digest;
-  }
+  pool.image_digest = job.image_digest;  // the node pins the image of the pool's last job
   result.pool = pool;
   return result;
 }

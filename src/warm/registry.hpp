@@ -68,10 +68,8 @@ class WarmPoolRegistry {
   void set_settings(WarmSettings settings) { settings_ = std::move(settings); }
 
   struct JobEnd {
-    std::optional<WarmPool> pool;       // the pool made or continued (Available / Reused)
-    std::vector<WarmPool> ended;        // pools that ended now (the job's own, or overlapped)
-    std::string replaced_image_digest;  // the continued pool's former image, when the job ran
-                                        // another one (unpin it); "" otherwise
+    std::optional<WarmPool> pool;  // the pool made or continued (Available / Reused)
+    std::vector<WarmPool> ended;   // pools that ended now (the job's own, or overlapped)
   };
   // A job ended at `now`. If it ran on a pool it claimed, the pool continues (Reused, until
   // now + keep-alive, capped by the lifetime) when the job ended by itself (keeps_warm) with

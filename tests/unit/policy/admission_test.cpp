@@ -1,6 +1,7 @@
 // admit and describe: who may start without preempting, and the words for why not.
 #include <gtest/gtest.h>
 
+#include "policy/describe.hpp"
 #include "policy_builders.hpp"
 #include "policy_invariants.hpp"
 

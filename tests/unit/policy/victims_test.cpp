@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 
+#include "policy/describe.hpp"
 #include "policy_builders.hpp"
 #include "policy_invariants.hpp"
 
