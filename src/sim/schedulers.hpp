@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <vector>
 
 #include "policy/ordering.hpp"
 #include "policy/victims.hpp"
@@ -28,10 +30,33 @@ class ShareqScheduler {
   PassOutcome pass();
 
  private:
+  // What one job's last full try (every request) found when nothing started: it waits, and
+  // will again, with the same time_may_help, while state_.generation() is `generation` and
+  // now() is before `until` (the next time a rule of time could change a decision).
+  struct Waiting {
+    uint64_t generation = UINT64_MAX;
+    policy::Time until = 0;
+    bool time_may_help = false;
+  };
+  // What one try of a job looked at, to know how long its Wait holds.
+  struct Attempt {
+    bool time_may_help = false;
+    bool ages_matter = false;  // a within-quota job's reclaim read the running jobs' run times
+  };
+  struct StartedAt {
+    policy::Time start = 0;
+    policy::JobId id = 0;
+    uint32_t epoch = 0;
+  };
+
   void accrue_usage();
+  void rank_queue();
   void try_job(policy::JobId id, PassOutcome& out);
-  bool try_request(const policy::PendingJob& job, int request, PassOutcome& out);
-  bool may_preempt(const policy::PendingJob& job, int request, PassOutcome& out);
+  bool try_request(const policy::PendingJob& job, int request, PassOutcome& out,
+                   Attempt& attempt);
+  bool may_preempt(const policy::PendingJob& job, int request, Attempt& attempt);
+  policy::Time wait_holds_until(const policy::PendingJob& job, const Attempt& attempt);
+  policy::Time next_coming_of_age();
   bool preempt_and_start(policy::JobId id, int request, const std::vector<policy::Victim>& victims);
   bool reclaim_to_fit(policy::JobId id, int request, const std::vector<policy::JobId>& candidates);
 
@@ -41,6 +66,15 @@ class ShareqScheduler {
   policy::Time accrued_at_ = 0;
   policy::PreemptionExposure exposure_;
   bool exposure_stale_ = true;
+  uint64_t usage_version_ = 0;  // bumped whenever usage_ is accrued
+  // The queue's order (priority, id) and what it was ranked from.
+  std::vector<std::pair<uint32_t, policy::JobId>> order_;
+  uint64_t order_queue_generation_ = UINT64_MAX;
+  uint64_t order_usage_version_ = UINT64_MAX;
+  std::vector<Waiting> waiting_;  // [id - 1]
+  // Running jobs by start, oldest first, that may not have run ReclaimMinRuntime yet (entries
+  // of jobs no longer running in that run are dropped when they reach the front).
+  std::deque<StartedAt> young_;
 };
 
 class FifoScheduler {

@@ -12,7 +12,12 @@
 // job could preempt (preemption_exposure says a reclaim or in-share candidate exists) or needs
 // reclaim_to_fit is decide() asked again with the running jobs. Same decisions, far fewer
 // O(running) searches.
+//
+// A job that found nothing to do is not tried again while nothing it reads has changed (see
+// try_job), and the queue is not ranked again while the ledger, the decayed usage and the pending
+// jobs are those it was ranked from. Both skip only work whose answer is known: same results.
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 #include "policy/decision.hpp"
@@ -26,6 +31,8 @@ using policy::Decision;
 using policy::Verdict;
 using policy::WaitReason;
 
+constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
+
 ShareqScheduler::ShareqScheduler(SimState& state, ShareqTuning tuning)
     : state_(state), tuning_(tuning) {}
 
@@ -34,43 +41,112 @@ void ShareqScheduler::accrue_usage() {
   if (elapsed < tuning_.priority_calc_period_s && !usage_.empty()) return;
   policy::accrue(usage_, state_.policy(), state_.running(), elapsed, tuning_.decay_half_life_s);
   accrued_at_ = state_.now();
+  ++usage_version_;
+}
+
+// The order depends only on the ledger, the decayed usage and the pending jobs: when none of them
+// changed since the last ranking, it is the same.
+void ShareqScheduler::rank_queue() {
+  if (order_queue_generation_ == state_.queue_generation() &&
+      order_usage_version_ == usage_version_) {
+    return;
+  }
+  const auto ranks = policy::rank_shares(state_.ledger(), usage_);
+  const auto ranked = policy::prioritize_queue(ranks, state_.ledger(), state_.pending());
+  order_.clear();
+  order_.reserve(ranked.factors.size());
+  for (size_t i = 0; i < ranked.factors.size(); ++i) {
+    order_.emplace_back(ranked.factors[i].priority, state_.pending()[i].id);
+  }
+  std::sort(order_.begin(), order_.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  order_queue_generation_ = state_.queue_generation();
+  order_usage_version_ = usage_version_;
 }
 
 PassOutcome ShareqScheduler::pass() {
   PassOutcome out;
   if (state_.pending().empty()) return out;
-  accrue_usage();
-  const auto ranks = policy::rank_shares(state_.ledger(), usage_);
-  const auto ranked = policy::prioritize_queue(ranks, state_.ledger(), state_.pending());
-  std::vector<std::pair<uint32_t, policy::JobId>> order;
-  order.reserve(ranked.factors.size());
-  for (size_t i = 0; i < ranked.factors.size(); ++i) {
-    order.emplace_back(ranked.factors[i].priority, state_.pending()[i].id);
+  if (waiting_.size() != state_.workload().jobs.size()) {
+    waiting_.assign(state_.workload().jobs.size(), Waiting{});
   }
-  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
-  for (const auto& [priority, id] : order) {
+  accrue_usage();
+  rank_queue();
+  // A start changes the queue (and so order_ at the next ranking), never this pass's order.
+  for (const auto& [priority, id] : order_) {
     if (state_.run(id).status == JobStatus::Pending) try_job(id, out);
   }
   return out;
 }
 
+// A job whose last try found nothing to do finds nothing again while the ledger, the running jobs
+// and the nodes are unchanged (state_.generation()) and no rule of time has turned: decide() and
+// the scheduler's acts read only those, the job itself and now() (through ReclaimAfter, from the
+// job's submission, and ReclaimMinRuntime, from the running jobs' starts). Such a try is skipped,
+// with the same effect on the pass (time_may_help), so the results are the same.
 void ShareqScheduler::try_job(policy::JobId id, PassOutcome& out) {
+  Waiting& waiting = waiting_[id - 1];
+  const uint64_t generation = state_.generation();
+  if (waiting.generation == generation && state_.now() < waiting.until) {
+    if (waiting.time_may_help) out.time_may_help = true;
+    return;
+  }
   const policy::PendingJob job = state_.pending()[state_.run(id).slot];
+  Attempt attempt;
   for (int r = 0; r < static_cast<int>(job.requests.size()); ++r) {
-    if (try_request(job, r, out)) {
+    if (try_request(job, r, out, attempt)) {
       out.changed = true;
       exposure_stale_ = true;
+      waiting = Waiting{};
+      const JobRun& run = state_.run(id);
+      if (state_.policy().reclaim_min_runtime_s > 0) young_.push_back({run.start, id, run.epoch});
       return;
     }
   }
+  if (attempt.time_may_help) out.time_may_help = true;
+  waiting = Waiting{generation, wait_holds_until(job, attempt), attempt.time_may_help};
 }
 
-bool ShareqScheduler::try_request(const policy::PendingJob& job, int request, PassOutcome& out) {
+policy::Time ShareqScheduler::wait_holds_until(const policy::PendingJob& job,
+                                               const Attempt& attempt) {
+  const policy::Time now = state_.now();
+  const policy::Time after = state_.policy().reclaim_after_s;
+  policy::Time until = kNever;
+  // reclaim_due turns true at submit_time + ReclaimAfter, and stays so.
+  if (now - job.submit_time < after) {
+    until = after > kNever - job.submit_time ? kNever : job.submit_time + after;
+  }
+  if (attempt.ages_matter) until = std::min(until, next_coming_of_age());
+  return until;
+}
+
+// The first time after now() that a running job reaches ReclaimMinRuntime (kNever: none will
+// before something starts).
+policy::Time ShareqScheduler::next_coming_of_age() {
+  const policy::Time min_runtime = state_.policy().reclaim_min_runtime_s;
+  if (min_runtime <= 0) return kNever;
+  while (!young_.empty()) {
+    const StartedAt& front = young_.front();
+    const JobRun& run = state_.run(front.id);
+    const bool same_run = run.status == JobStatus::Running && run.epoch == front.epoch;
+    if (!same_run || state_.now() - front.start >= min_runtime) {
+      young_.pop_front();
+      continue;
+    }
+    return front.start > kNever - min_runtime ? kNever : front.start + min_runtime;
+  }
+  return kNever;
+}
+
+bool ShareqScheduler::try_request(const policy::PendingJob& job, int request, PassOutcome& out,
+                                  Attempt& attempt) {
   const policy::FamilyId family = job.requests[request].family;
   const ControllerView light{state_.ledger(), {}, {}, {}, 0};
   const ControllerView full{state_.ledger(), state_.running(), {}, {}, 0};
+  const auto& ledger = state_.ledger();
+  const bool within = ledger.usage(job.share, family) + job.requests[request].amount <=
+                      ledger.quota(job.share, family);
   ++out.decisions;
   const Decision d = policy::decide(light, job, family, state_.now());
   if (d.verdict == Verdict::Start) {
@@ -80,21 +156,24 @@ bool ShareqScheduler::try_request(const policy::PendingJob& job, int request, Pa
     }
     if (!d.within_quota) return false;
     ++out.decisions;
+    attempt.ages_matter = true;
     const Decision again = policy::decide(full, job, family, state_.now());
     return reclaim_to_fit(job.id, request, again.reclaim_to_fit);
   }
-  if (!may_preempt(job, request, out)) return false;
+  if (!may_preempt(job, request, attempt)) return false;
   ++out.decisions;
   const Decision again = policy::decide(full, job, family, state_.now());
+  // Reclaim (a within-quota job) reads the running jobs' run times; in-share preemption does not.
+  if (within || again.within_quota) attempt.ages_matter = true;
   if (again.verdict == Verdict::Preempt) return preempt_and_start(job.id, request, again.victims);
   if (again.reason == WaitReason::ReclaimAfter || again.reason == WaitReason::ReclaimMinRuntime) {
-    out.time_may_help = true;
+    attempt.time_may_help = true;
   }
   return false;
 }
 
 // Whether decide() with the running jobs could name victims; false is exact (no candidate).
-bool ShareqScheduler::may_preempt(const policy::PendingJob& job, int request, PassOutcome& out) {
+bool ShareqScheduler::may_preempt(const policy::PendingJob& job, int request, Attempt& attempt) {
   if (exposure_stale_) {
     exposure_ = policy::preemption_exposure(state_.ledger(), state_.running());
     exposure_stale_ = false;
@@ -105,7 +184,7 @@ bool ShareqScheduler::may_preempt(const policy::PendingJob& job, int request, Pa
       ledger.usage(job.share, req.family) + req.amount <= ledger.quota(job.share, req.family);
   if (within && exposure_.reclaimable) {
     if (state_.now() - job.submit_time >= state_.policy().reclaim_after_s) return true;
-    out.time_may_help = true;
+    attempt.time_may_help = true;
     return false;
   }
   const auto& lowest = exposure_.lowest_in_share;

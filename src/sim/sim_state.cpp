@@ -48,6 +48,7 @@ void SimState::submit(policy::JobId id, bool first) {
   if (first) r.first_submit = now_;
   r.status = JobStatus::Pending;
   r.slot = pending_.size();
+  ++queue_generation_;
   pending_.push_back({id, j.share, j.priority, now_, j.requests});
   const policy::FamilyId f = j.requests.front().family;
   meter_.touch(j.share, f, now_, ledger_);
@@ -57,6 +58,7 @@ void SimState::submit(policy::JobId id, bool first) {
 void SimState::remove_pending(policy::JobId id) {
   const JobRun& r = runs_[id - 1];
   const size_t slot = r.slot;
+  ++queue_generation_;
   if (slot + 1 != pending_.size()) {
     pending_[slot] = std::move(pending_.back());
     runs_[pending_[slot].id - 1].slot = slot;
@@ -78,6 +80,8 @@ void SimState::start(policy::JobId id, int request, const std::vector<int>& node
   r.nodes = nodes;
   r.start = now_;
   r.slot = running_.size();
+  ++generation_;
+  ++queue_generation_;
   const policy::RunningJob running{id, j.share, req.family, req.amount, j.priority, now_};
   meter_.touch(j.share, req.family, now_, ledger_);
   meter_.change_busy(j.share, req.family, j.shapes[request].gpus());
@@ -92,6 +96,8 @@ void SimState::stop_running(policy::JobId id) {
   const SimJob& j = job(id);
   const size_t slot = r.slot;
   const policy::RunningJob running = running_[slot];
+  ++generation_;
+  ++queue_generation_;
   if (slot + 1 != running_.size()) {
     running_[slot] = running_.back();
     runs_[running_[slot].id - 1].slot = slot;

@@ -51,6 +51,11 @@ class SimState {
   [[nodiscard]] const NodePool& pool() const { return pool_; }
   [[nodiscard]] NodePool& pool() { return pool_; }
   [[nodiscard]] const Meter& meter() const { return meter_; }
+  // Bumped whenever a job starts, ends or is requeued: the ledger, the running jobs and the
+  // nodes' free GPUs are unchanged while it is (the simulator holds no capacity otherwise).
+  [[nodiscard]] uint64_t generation() const { return generation_; }
+  // Bumped whenever a job joins or leaves pending() (or generation() changes).
+  [[nodiscard]] uint64_t queue_generation() const { return queue_generation_; }
 
   // Moves time to the next event; false when nothing is left to happen. `pass_at` is the time of
   // the next periodic pass (INT64_MAX: none).
@@ -83,6 +88,8 @@ class SimState {
   std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
   size_t next_submit_ = 0;
   policy::Time now_ = 0;
+  uint64_t generation_ = 0;
+  uint64_t queue_generation_ = 0;
 };
 
 }  // namespace shareq::sim
