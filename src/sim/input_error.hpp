@@ -2,6 +2,7 @@
 // the line, the field and, in its message, what is allowed.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,5 +44,19 @@ std::vector<std::string_view> split_words(std::string_view line);
 
 // The line without a '#' comment and surrounding whitespace.
 std::string_view strip_comment(std::string_view line);
+
+// A decimal integer with an optional leading '-', at most 10^12 in size; nullopt otherwise.
+std::optional<int64_t> signed_decimal(std::string_view text);
+
+// The whole file as text; nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::string& path);
+
+// Reads `path` and parses it with parse(text, path); an unreadable file is one error, line 0.
+template <typename T, typename Parse>
+Parsed<T> load_input(const std::string& path, Parse parse) {
+  const std::optional<std::string> text = read_text_file(path);
+  if (!text) return {std::nullopt, {{path, 0, "", "cannot read the file"}}};
+  return parse(*text, path);
+}
 
 }  // namespace shareq::sim

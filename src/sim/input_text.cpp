@@ -1,5 +1,10 @@
 #include "sim/input_error.hpp"
 
+#include <fstream>
+#include <sstream>
+
+#include "text.hpp"
+
 namespace shareq::sim {
 namespace {
 
@@ -39,6 +44,22 @@ std::string_view strip_comment(std::string_view line) {
   while (!line.empty() && is_space(line.front())) line.remove_prefix(1);
   while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
   return line;
+}
+
+std::optional<int64_t> signed_decimal(std::string_view text) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const auto parsed = text::parse_decimal(negative ? text.substr(1) : text, 1'000'000'000'000);
+  if (parsed.status != text::NumberStatus::Ok) return std::nullopt;
+  return negative ? -static_cast<int64_t>(parsed.value) : static_cast<int64_t>(parsed.value);
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return buffer.str();
 }
 
 }  // namespace shareq::sim

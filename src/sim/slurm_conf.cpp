@@ -167,19 +167,8 @@ Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view fi
   return reader.finish();
 }
 
-std::optional<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return buffer.str();
-}
-
 Parsed<SlurmCluster> load_slurm_conf(const std::string& path) {
-  const auto text = read_text_file(path);
-  if (!text) return {std::nullopt, {{path, 0, "", "cannot read the file"}}};
-  return parse_slurm_conf(*text, path);
+  return load_input<SlurmCluster>(path, parse_slurm_conf);
 }
 
 }  // namespace shareq::sim

@@ -42,7 +42,4 @@ Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view fi
 // Reads a file and parses it; an unreadable file is one error with line 0.
 Parsed<SlurmCluster> load_slurm_conf(const std::string& path);
 
-// The whole file as text; nullopt when it cannot be read.
-std::optional<std::string> read_text_file(const std::string& path);
-
 }  // namespace shareq::sim

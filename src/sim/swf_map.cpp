@@ -12,13 +12,6 @@ constexpr std::string_view kMapSyntax =
     "allowed: Map=user:ID|group:ID|queue:ID Share=NAME [Priority=N] [Partition=NAME], or "
     "Default Share=NAME Partition=NAME [Priority=N]";
 
-std::optional<int64_t> signed_integer(std::string_view text) {
-  const bool negative = !text.empty() && text[0] == '-';
-  const auto parsed = text::parse_decimal(negative ? text.substr(1) : text, 1'000'000'000'000);
-  if (parsed.status != text::NumberStatus::Ok) return std::nullopt;
-  return negative ? -static_cast<int64_t>(parsed.value) : static_cast<int64_t>(parsed.value);
-}
-
 class Reader {
  public:
   explicit Reader(std::string_view file) : file_(file) {}
@@ -82,7 +75,7 @@ class Reader {
       return false;
     }
     const auto id =
-        colon == std::string_view::npos ? std::nullopt : signed_integer(value.substr(colon + 1));
+        colon == std::string_view::npos ? std::nullopt : signed_decimal(value.substr(colon + 1));
     if (!id) {
       error("Map", text::quote(value) +
                        ": the ID is not an integer; allowed: user:ID, group:ID, "
@@ -172,9 +165,7 @@ Parsed<SwfMap> parse_swf_map(std::string_view text, std::string_view file) {
 }
 
 Parsed<SwfMap> load_swf_map(const std::string& path) {
-  const auto text = read_text_file(path);
-  if (!text) return {std::nullopt, {{path, 0, "", "cannot read the file"}}};
-  return parse_swf_map(*text, path);
+  return load_input<SwfMap>(path, parse_swf_map);
 }
 
 }  // namespace shareq::sim

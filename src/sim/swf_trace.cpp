@@ -22,13 +22,6 @@ constexpr std::array<FieldName, 8> kReadFields = {{{1, "job number"},
                                                    {13, "group"},
                                                    {15, "queue"}}};
 
-std::optional<int64_t> integer(std::string_view text) {
-  const bool negative = !text.empty() && text[0] == '-';
-  const auto parsed = text::parse_decimal(negative ? text.substr(1) : text, 1'000'000'000'000);
-  if (parsed.status != text::NumberStatus::Ok) return std::nullopt;
-  return negative ? -static_cast<int64_t>(parsed.value) : static_cast<int64_t>(parsed.value);
-}
-
 class Reader {
  public:
   Reader(std::string_view file, const SwfMap& map) : file_(file), map_(map) {}
@@ -43,7 +36,7 @@ class Reader {
     }
     std::array<int64_t, kSwfFields + 1> value{};  // [field number]
     for (const FieldName& f : kReadFields) {
-      const auto parsed = integer(words[f.number - 1]);
+      const auto parsed = signed_decimal(words[f.number - 1]);
       if (!parsed) {
         return error(number, "field " + std::to_string(f.number) + " (" + std::string(f.name) + ")",
                      text::quote(words[f.number - 1]) + " is not an integer");

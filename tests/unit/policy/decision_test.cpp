@@ -14,15 +14,6 @@ namespace {
 
 constexpr Time kNow = 10'000;
 
-// p4: 4 nodes; a and b own 2 each.
-Cluster Even() {
-  return Cluster()
-      .family("p4", Unit::Node, 4)
-      .share("a", "p4", 2)
-      .share("b", "p4", 2)
-      .reclaim_min_runtime(0);
-}
-
 // A snapshot built from a World, with the extras a test sets.
 struct Snapshot {
   World world;
@@ -52,7 +43,7 @@ Snapshot With(const Cluster& cluster, const std::vector<Running>& running) {
 
 // a borrows one node: it runs 3 of the 4 (the latest started last); b runs 1.
 Snapshot ABorrowsOne() {
-  return With(Even(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+  return With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
                        Running(3).share("a").started(300), Running(4).share("b").started(400)});
 }
 
@@ -63,7 +54,7 @@ std::vector<JobId> victim_ids(const Decision& d) {
 }
 
 TEST(Decide, AJobLargerThanTheFamilyWaitsForever) {
-  const Decision d = With(Even(), {}).decide(Pending(10).share("a").request("p4", 5));
+  const Decision d = With(EvenAB(), {}).decide(Pending(10).share("a").request("p4", 5));
   EXPECT_EQ(d.verdict, Verdict::Wait);
   EXPECT_EQ(d.reason, WaitReason::LargerThanFamily);
   EXPECT_FALSE(d.words.empty());
@@ -82,7 +73,7 @@ TEST(Decide, AShareWithoutQuotaOrAJobWithoutARequestThereWaits) {
 
 TEST(Decide, AJobThatFitsStartsAndOnlyWithinQuotaMayReclaimToFit) {
   const Snapshot s =
-      With(Even(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+      With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
                     Running(3).share("a").started(300)});
   const Decision owner = s.decide(Pending(10).share("b").request("p4", 1));
   EXPECT_EQ(owner.verdict, Verdict::Start);
@@ -97,7 +88,7 @@ TEST(Decide, AJobThatFitsStartsAndOnlyWithinQuotaMayReclaimToFit) {
 }
 
 TEST(Decide, ANodeStillCompletingAJobIsWaitedForWithinItsBound) {
-  Snapshot s = With(Even(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+  Snapshot s = With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
                              Running(3).share("a").started(300)});
   s.completing = {{s.world.family("p4"), kNow - 10}};
   const Decision soon = s.decide(Pending(10).share("b").request("p4", 1));
@@ -129,7 +120,7 @@ TEST(Decide, AWithinQuotaJobReclaimsTheNewestBorrowedJob) {
 
 TEST(Decide, ReclaimWaitsForReclaimAfterAndReclaimMinRuntime) {
   const Snapshot after =
-      With(Even().reclaim_after(60),
+      With(EvenAB().reclaim_after(60),
            {Running(1).share("a").started(100), Running(2).share("a").started(200),
             Running(3).share("a").started(300), Running(4).share("b").started(400)});
   const Decision young = after.decide(Pending(10).share("b").submitted(kNow - 5).request("p4", 1));
@@ -138,7 +129,7 @@ TEST(Decide, ReclaimWaitsForReclaimAfterAndReclaimMinRuntime) {
   EXPECT_NE(young.words.find("ReclaimAfter"), std::string::npos) << young.words;
 
   const Snapshot runtime =
-      With(Even().reclaim_min_runtime(3600),
+      With(EvenAB().reclaim_min_runtime(3600),
            {Running(1).share("a").started(kNow - 100), Running(2).share("a").started(kNow - 100),
             Running(3).share("a").started(kNow - 100), Running(4).share("b").started(400)});
   const Decision d = runtime.decide(Pending(10).share("b").request("p4", 1));
@@ -147,7 +138,7 @@ TEST(Decide, ReclaimWaitsForReclaimAfterAndReclaimMinRuntime) {
 }
 
 TEST(Decide, ABorrowerAtItsLimitWaitsAndPreemptsNothing) {
-  const Snapshot s = With(Even().borrow_limit(Amount(0)), {Running(4).share("b").started(400)});
+  const Snapshot s = With(EvenAB().borrow_limit(Amount(0)), {Running(4).share("b").started(400)});
   const Decision d = s.decide(Pending(10).share("b").request("p4", 2));
   EXPECT_EQ(d.verdict, Verdict::Wait);
   EXPECT_EQ(d.reason, WaitReason::ShareAtBorrowLimit);
@@ -156,7 +147,7 @@ TEST(Decide, ABorrowerAtItsLimitWaitsAndPreemptsNothing) {
 
 TEST(Decide, AJobTriesItsOwnReservedPoolFirst) {
   // a holds its quota: one running job and a one-node reserved pool; b runs 2. Full.
-  Snapshot s = With(Even(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
+  Snapshot s = With(EvenAB(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
                              Running(4).share("b").started(400)});
   s.held = {s.pool(7, "a", 1)};
   s.pool_of = {{10, 7}};
@@ -169,7 +160,7 @@ TEST(Decide, AJobTriesItsOwnReservedPoolFirst) {
 
 TEST(Decide, AWithinQuotaJobEndsABorrowersPoolBeforeAnyRunningJob) {
   // a runs 2 (its quota) and keeps a one-node pool warm: it borrows 1 through the pool.
-  Snapshot s = With(Even(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+  Snapshot s = With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
                              Running(3).share("b").started(300)});
   s.held = {s.pool(7, "a", 1)};
   const Decision d = s.decide(Pending(10).share("b").request("p4", 1));

@@ -62,6 +62,15 @@ class Cluster {
   Config config_;
 };
 
+// p4: 4 nodes; a and b own 2 each; no ReclaimMinRuntime.
+inline Cluster EvenAB() {
+  return Cluster()
+      .family("p4", Unit::Node, 4)
+      .share("a", "p4", 2)
+      .share("b", "p4", 2)
+      .reclaim_min_runtime(0);
+}
+
 // A running job by names.
 class Running {
  public:

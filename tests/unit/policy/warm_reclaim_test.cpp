@@ -10,15 +10,6 @@ namespace {
 
 constexpr Time kNow = 10'000;
 
-// p4: 4 nodes; a and b own 2 each.
-Cluster Even() {
-  return Cluster()
-      .family("p4", Unit::Node, 4)
-      .share("a", "p4", 2)
-      .share("b", "p4", 2)
-      .reclaim_min_runtime(0);
-}
-
 struct Case {
   World world;
   std::vector<HeldCapacity> held;
@@ -30,7 +21,7 @@ struct Case {
 
 // a runs two jobs and keeps a one-node pool warm: it borrows 1. b runs one job.
 Case ABorrowsThroughItsPool() {
-  Case c{World(Even(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+  Case c{World(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
                         Running(3).share("b").started(300)}),
          {}};
   c.held = {c.pool(7, "a", 1)};
@@ -48,7 +39,7 @@ TEST(PoolsToEnd, AJobWithinQuotaEndsTheBorrowersPoolRatherThanItsRunningJobs) {
 }
 
 TEST(PoolsToEnd, NeverAPoolThatKeepsItsShareWithinQuota) {
-  Case c{World(Even(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
+  Case c{World(EvenAB(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
                         Running(4).share("b").started(400)}),
          {}};
   c.held = {c.pool(7, "a", 1)};  // a: 1 running + 1 warm = its quota; the family is full
@@ -65,7 +56,7 @@ TEST(PoolsToEnd, NeverTheJobsOwnSharesPoolNorForAJobThatWouldBorrow) {
 }
 
 TEST(PoolsToEnd, NothingWhenTheJobFitsAlready) {
-  Case c{World(Even(), {Running(1).share("a").started(100)}), {}};
+  Case c{World(EvenAB(), {Running(1).share("a").started(100)}), {}};
   c.held = {c.pool(7, "a", 2)};
   const PendingJob job = Pending(10).share("b").request("p4", 1).resolve(c.world.policy);
   EXPECT_TRUE(pools_to_end(c.ledger(), job, c.world.family("p4"), 1, c.held).empty());
@@ -94,7 +85,7 @@ TEST(PoolsToEnd, MostBorrowingShareFirstAndNoMoreThanNeeded) {
 
 TEST(PoolsToEnd, WhenPoolsAreNotEnoughRunningJobsAreReclaimedForTheRest) {
   // a runs 3 (borrows 1) and keeps a pool of 1 (borrows 2 in all); b runs nothing and wants 2.
-  Case c{World(Even(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+  Case c{World(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
                         Running(3).share("a").started(300)}),
          {}};
   c.held = {c.pool(7, "a", 1)};
