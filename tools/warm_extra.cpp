@@ -8,84 +8,32 @@
 namespace shareq::tool {
 namespace {
 
-constexpr std::string_view kPrefix = "shareq:";
-
-Error extra_error(std::string_view extra, std::string_view problem) {
-  return Error{"Extra", text::quote(extra) +
-                            " is not a shareq warm-pool line: " + std::string(problem) +
-                            "; expected \"shareq:wp-N,STATUS,owner=USER/ACCOUNT,"
-                            "until=TIME|job=ID,key=KEY\""};
-}
-
-// Takes "NAME=" then the value up to the next ',' from the front of `rest`.
-std::optional<std::string> take_field(std::string_view& rest, std::string_view name) {
-  if (!rest.starts_with(name) || rest.size() <= name.size() || rest[name.size()] != '=') {
-    return std::nullopt;
-  }
-  rest.remove_prefix(name.size() + 1);
-  const size_t comma = rest.find(',');
-  std::string value(rest.substr(0, comma));
-  rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
-  return value;
-}
-
 uint64_t pool_number(const std::string& name) {
-  const text::Number n = text::parse_decimal(std::string_view(name).substr(3), UINT32_MAX);
-  return n.status == text::NumberStatus::Ok ? n.value : UINT64_MAX;
+  return warm::pool_number(name).value_or(UINT64_MAX);
 }
 
 std::string remaining(const WarmExtra& pool, int64_t now) {
-  if (!pool.until) return "-";
-  const auto until = parse_local_time(*pool.until);
+  if (!pool.until && !pool.until_local) return "-";
+  const auto until = until_epoch(pool);
   if (!until) return "?";
   return *until > now ? duration_text(*until - now) : "expired";
 }
 
+// Local time, "YYYY-MM-DD HH:MM:SS"; an old-form time as it was written.
 std::string until_text(const WarmExtra& pool) {
-  if (!pool.until) return "-";
-  std::string text = *pool.until;
+  if (pool.until) return local_time_text(*pool.until);
+  if (!pool.until_local) return "-";
+  std::string text = warm::format_local_date_time(*pool.until_local);
   std::replace(text.begin(), text.end(), 'T', ' ');
   return text;
 }
 
 }  // namespace
 
-std::optional<Result<WarmExtra>> parse_warm_extra(std::string_view extra) {
-  // An admin's request to end the node's pool is no pool (slurmctld ends it at its next pass).
-  if (!extra.starts_with(kPrefix) || extra == kEndPoolRequest) return std::nullopt;
-  std::string_view rest = extra.substr(kPrefix.size());
-  WarmExtra pool;
-  const size_t name_end = rest.find(',');
-  pool.pool = std::string(rest.substr(0, name_end));
-  if (!pool.pool.starts_with("wp-") || pool_number(pool.pool) == UINT64_MAX ||
-      name_end == std::string_view::npos) {
-    return Result<WarmExtra>(extra_error(extra, "no pool name wp-N"));
-  }
-  rest.remove_prefix(name_end + 1);
-  const size_t status_end = rest.find(',');
-  pool.status = std::string(rest.substr(0, status_end));
-  if (pool.status.empty() || status_end == std::string_view::npos) {
-    return Result<WarmExtra>(extra_error(extra, "no status"));
-  }
-  rest.remove_prefix(status_end + 1);
-  const auto owner = take_field(rest, "owner");
-  const size_t slash = owner ? owner->find('/') : std::string::npos;
-  if (slash == std::string::npos) return Result<WarmExtra>(extra_error(extra, "no owner=U/A"));
-  pool.user = owner->substr(0, slash);
-  pool.account = owner->substr(slash + 1);
-  if (auto until = take_field(rest, "until")) {
-    pool.until = std::move(until);
-  } else if (auto job = take_field(rest, "job")) {
-    const text::Number id = text::parse_decimal(*job, UINT32_MAX);
-    if (id.status != text::NumberStatus::Ok)
-      return Result<WarmExtra>(extra_error(extra, "bad job="));
-    pool.job = static_cast<uint32_t>(id.value);
-  } else {
-    return Result<WarmExtra>(extra_error(extra, "no until= or job="));
-  }
-  if (!rest.starts_with("key=")) return Result<WarmExtra>(extra_error(extra, "no key="));
-  pool.key = std::string(rest.substr(4));  // the key is the rest, commas and all
-  return Result<WarmExtra>(std::move(pool));
+std::optional<int64_t> until_epoch(const WarmExtra& pool) {
+  if (pool.until) return pool.until;
+  if (pool.until_local) return parse_local_time(warm::format_local_date_time(*pool.until_local));
+  return std::nullopt;
 }
 
 WarmPools collect_pools(const std::vector<NodeInfo>& nodes) {
@@ -137,7 +85,7 @@ std::string format_pools_json(const WarmPools& pools, int64_t now) {
     for (const std::string& n : pools.pools[i].nodes) nodes.push_back(json_string(n));
     std::string until = "null";
     std::string left = "null";
-    if (const auto at = p.until ? parse_local_time(*p.until) : std::nullopt; at.has_value()) {
+    if (const auto at = until_epoch(p); at.has_value()) {
       until = std::to_string(*at);
       left = std::to_string(std::max<int64_t>(*at - now, 0));
     }

@@ -1,9 +1,10 @@
 // shareq pools: the warm pools as slurmctld shows them on the nodes' Extra field, which
 // plugins/ctld/warm_pools.cpp writes on each warm node:
-//   shareq:wp-N,STATUS,owner=USER/ACCOUNT,until=YYYY-MM-DDTHH:MM:SS,key=KEY   (waiting)
-//   shareq:wp-N,STATUS,owner=USER/ACCOUNT,job=JOBID,key=KEY                   (in-use)
-// KEY is the pool's match key for people ("image=sha256:0a1b..,account=..,user=..", or "any")
-// and is the rest of the line, commas included. The time is slurmctld's local time.
+//   shareq:wp-N,STATUS,owner=USER/ACCOUNT,until=EPOCH,key=KEY   (waiting)
+//   shareq:wp-N,STATUS,owner=USER/ACCOUNT,job=JOBID,key=KEY     (in-use)
+// The format, its one writer and its one parser are in the core (warm/extra_format.hpp), with
+// the older until=YYYY-MM-DDTHH:MM:SS (slurmctld's local time), which is read in this process's
+// local time zone. The tables show times in local time.
 #pragma once
 
 #include <cstdint>
@@ -14,23 +15,24 @@
 
 #include "cluster_data.hpp"
 #include "result.hpp"
+#include "warm/extra_format.hpp"
 #include "warm/pool.hpp"
 
 namespace shareq::tool {
 
-struct WarmExtra {
-  std::string pool;    // "wp-3"
-  std::string status;  // available, in-use, reused, ... (warm::status_name)
-  std::string user;
-  std::string account;
-  std::optional<std::string> until;  // as written (local ISO time), when waiting
-  std::optional<uint32_t> job;       // the job using it, when InUse
-  std::string key;
-};
+// One node's Extra, parsed (warm::NodeExtra: pool, status, user, account, until or
+// until_local or job, key).
+using WarmExtra = warm::NodeExtra;
 
 // Precondition: none. A text without the "shareq:" prefix is not ours (an admin's Extra):
 // nullopt. A "shareq:" text of another shape is an Error naming the node's Extra.
-std::optional<Result<WarmExtra>> parse_warm_extra(std::string_view extra);
+inline std::optional<Result<WarmExtra>> parse_warm_extra(std::string_view extra) {
+  return warm::parse_node_extra(extra);
+}
+
+// The pool's deadline in epoch seconds: `until`, or `until_local` read in this process's local
+// time zone; nullopt for a pool in use (or an old-form time that does not exist here).
+std::optional<int64_t> until_epoch(const WarmExtra& pool);
 
 struct WarmPoolRow {
   WarmExtra pool;

@@ -6,8 +6,9 @@
  *   last_ran=1700000000
  *   prodexp1 p4 7200.5
  *
- * Written atomically (PATH.new, fsync, rename). A file that is missing, truncated or malformed
- * in any way is refused as a whole, with the line at fault; the caller then starts from zero.
+ * (the text's format and parser: src/usage_format.hpp, in the core). Written atomically
+ * (PATH.new, fsync, rename). A file that is missing, truncated or malformed in any way is
+ * refused as a whole, with the line at fault; the caller then starts from zero.
  * C interface for the CMocka tests; strings it returns are xmalloc'd.
  */
 #ifndef SHAREQ_USAGE_FILE_H

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <map>
 #include <mutex>
@@ -20,6 +19,7 @@
 #include "state_writer.hpp"
 #include "submit_shim.h"
 #include "text.hpp"
+#include "warm/extra_format.hpp"
 #include "warm/registry.hpp"
 #include "warm/state_format.hpp"
 
@@ -27,7 +27,6 @@ namespace shareq::ctld {
 namespace {
 
 constexpr const char* kStateFile = "shareq_warm_pools";
-constexpr const char* kExtraPrefix = "shareq:";
 
 std::mutex g_mutex;  // guards everything below; innermost lock
 std::optional<warm::WarmPoolRegistry> g_registry;
@@ -206,15 +205,6 @@ warm::EndCause end_cause(job_record_t* job) {
     default:
       return warm::EndCause::AdminCancel;
   }
-}
-
-std::string extra_of(const warm::WarmPool& pool) {
-  return std::string(kExtraPrefix) + pool.name() + "," +
-         std::string(warm::status_name(pool.status)) + ",owner=" + pool.user + "/" + pool.account +
-         (pool.status == warm::PoolStatus::InUse
-              ? std::string(",job=") + std::to_string(*pool.current_job())
-              : ",until=" + iso_time(pool.expires_at)) +
-         ",key=" + pool.key.to_string();
 }
 
 // The configured GPUs of the named nodes together (gres/gpu in each node's TRES counts).
@@ -429,8 +419,9 @@ void warm_periodic(int64_t now) {
     node_record_t* node = node_record_table_ptr[i];
     if (node == nullptr) continue;
     const warm::WarmPool* pool = reg->pool_of_node(node->name);
-    const std::string want = pool != nullptr ? extra_of(*pool) : "";
-    const bool ours = node->extra != nullptr && std::strncmp(node->extra, kExtraPrefix, 7) == 0;
+    // The node's Extra (warm/extra_format.hpp: the deadline in epoch seconds).
+    const std::string want = pool != nullptr ? warm::node_extra(*pool) : "";
+    const bool ours = node->extra != nullptr && warm::is_shareq_extra(node->extra);
     if (pool == nullptr && !ours) continue;  // leave an admin's Extra alone
     if (pool != nullptr && node->extra != nullptr && want == node->extra) continue;
     if (pool != nullptr && node->extra != nullptr && !ours) continue;

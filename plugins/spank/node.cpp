@@ -17,6 +17,7 @@
 #include "node_paths.hpp"
 #include "submission.hpp"
 #include "warm/digest_file.hpp"
+#include "warm/node_files.hpp"
 #include "warm/pool.hpp"
 #include "warm_tree.hpp"
 
@@ -67,13 +68,6 @@ std::optional<std::string> read_file(const std::string& path) {
   return text.str();
 }
 
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
 // An flock on ROOT/warm/.lock for the state files; released with the object.
 class WarmLock {
  public:
@@ -91,22 +85,11 @@ class WarmLock {
   int fd_ = -1;
 };
 
-// NAME.state: {"inuse"|"until", number, digest}.
-struct WarmState {
-  std::string kind;
-  int64_t value = 0;
-  std::string digest;
-};
-
-std::optional<WarmState> read_state(const std::string& path) {
+// NAME.state (warm/node_files.hpp); nullopt when missing or unreadable.
+std::optional<warm::WarmDirState> read_state(const std::string& path) {
   auto text = read_file(path);
   if (!text) return std::nullopt;
-  std::istringstream in(*text);
-  WarmState s;
-  if (!(in >> s.kind >> s.value)) return std::nullopt;
-  in >> s.digest;
-  if (!s.digest.empty() && !warm::is_sha256_hex(s.digest, false)) s.digest.clear();
-  return s;
+  return warm::parse_warm_dir_state(*text);
 }
 
 std::optional<imagecache::ImageCache> open_cache(const Config& config, const NodePaths& p,
@@ -171,31 +154,14 @@ std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::st
     return "cannot create warm directory " + dir + ": " + std::strerror(errno);
   }
   ::chmod(dir.c_str(), 0700);
-  const std::string state = "inuse " + std::to_string(job.job_id) + " " + digest + "\n";
+  const std::string state = warm::format_warm_dir_state({"inuse", job.job_id, digest});
   if (!write_atomic(p.warm + "/" + job.warm_name + ".state", state)) {
     return "cannot record warm directory " + job.warm_name + ": " + std::strerror(errno);
   }
   return {};
 }
 
-std::string format_prepared(const Prepared& p) {
-  return "image_path=" + one_line(p.image_path) + "\ndigest=" + one_line(p.digest) +
-         "\nwarm_dir=" + one_line(p.warm_dir) + "\nerror=" + one_line(p.error) + "\n";
-}
-
 }  // namespace
-
-std::vector<std::string> split_warm_names(const std::string& list) {
-  std::vector<std::string> names;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    std::string name = list.substr(start, comma - start);
-    if (warm::is_node_warm_name(name)) names.push_back(std::move(name));
-    start = comma + 1;
-  }
-  return names;
-}
 
 void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log) {
   const NodePaths p = node_paths(config, job.node);
@@ -238,7 +204,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
     sweep_locked(config, p, job.warm_name, job.warm_ended, now, log);
   }
   const std::string outcome = prepared_file(p, job.job_id);
-  if (!write_atomic(outcome, format_prepared(out))) {
+  if (!write_atomic(outcome, warm::format_prepared(out))) {
     log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + outcome + ": " +
         std::strerror(errno));
   }
@@ -249,20 +215,7 @@ std::optional<Prepared> read_prepared(const Config& config, const std::string& n
   const NodePaths p = node_paths(config, node);
   auto text = read_file(prepared_file(p, job_id));
   if (!text) return std::nullopt;
-  Prepared out;
-  std::istringstream in(*text);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (eq == std::string::npos) continue;
-    const std::string key = line.substr(0, eq);
-    const std::string value = line.substr(eq + 1);
-    if (key == "image_path") out.image_path = value;
-    if (key == "digest") out.digest = value;
-    if (key == "warm_dir") out.warm_dir = value;
-    if (key == "error") out.error = value;
-  }
-  return out;
+  return warm::parse_prepared(*text);
 }
 
 void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log) {
@@ -287,8 +240,8 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log)
         if (!cache) cache = open_cache(config, p, nullptr);
         if (cache) (void)cache->unpin(old->digest, job.warm_name);
       }
-      write_atomic(state_path, "until " + std::to_string(until) + " " +
-                                   (job.keep_alive_s > 0 ? digest : "") + "\n");
+      write_atomic(state_path, warm::format_warm_dir_state(
+                                   {"until", until, job.keep_alive_s > 0 ? digest : ""}));
       if (job.keep_alive_s > 0) {
         log("epilog: job " + std::to_string(job.job_id) + ": warm directory " + job.warm_name +
             " kept until " + std::to_string(until));

@@ -18,6 +18,7 @@
 //   ROOT/warm/NAME/         a warm directory (the job's user, 0700); NAME = "warm-ORIGIN",
 //                           ORIGIN being the job that made the pool (slurmctld names it)
 //   ROOT/warm/NAME.state    "inuse JOB DIGEST" while a job uses it, "until EPOCH DIGEST" after
+// (the texts of NAME.state, JOBS/ID and SHAREQ_WARM_ENDED are in the core: warm/node_files.hpp)
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@
 #include "config.hpp"
 #include "node_paths.hpp"
 #include "result.hpp"
+#include "warm/node_files.hpp"
 
 namespace shareq::spank_plugin::node {
 
@@ -51,16 +53,11 @@ struct JobFacts {
   std::vector<std::string> warm_ended;
 };
 
-// The prolog's outcome, as the tasks read it.
-struct Prepared {
-  std::string image_path;  // "" when the job has no image
-  std::string digest;
-  std::string warm_dir;  // "" when none
-  std::string error;     // "" when fine; else the sentence that fails the job's tasks
-};
+// The prolog's outcome, as the tasks read it (ROOT/jobs/ID).
+using Prepared = warm::PreparedJob;
 
 // "warm-1,warm-2" -> {"warm-1", "warm-2"}; anything that is not a warm directory name is dropped.
-std::vector<std::string> split_warm_names(const std::string& list);
+using warm::split_warm_names;
 
 // The prolog. Logs through `log`; never throws.
 void job_prolog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log);

@@ -10,6 +10,7 @@ doing. Every wait is bounded.
 import hashlib
 import os
 import re
+import time
 
 import pytest
 
@@ -118,6 +119,9 @@ def test_matching_job_lands_on_the_warm_node_with_its_warm_dir_and_no_fetch(warm
     assert "SystemComment=shareq: cold start" in c.scontrol("show", "job", str(first))
     extra = node_extra(c, "p4n3")
     assert "available" in extra and "owner=alice/prodexp1" in extra and "until=" in extra
+    # The deadline is in epoch seconds (no time zone), within the job's keep-alive from now.
+    until = int(re.search(r",until=(\d+),", extra).group(1))
+    assert time.time() - 60 < until <= time.time() + 300, extra
     assert fetches(c, "p4n3", "warm-a") == fetched_before + 1
 
     second = sbatch_out(c, "alice", "warm-a-second.out", "-p", "p4", "-N1", "--exclusive",

@@ -8,9 +8,15 @@
 namespace shareq::tool {
 namespace {
 
-constexpr const char* kWaiting =
-    "shareq:wp-3,available,owner=alice/prodexp1,until=2025-01-15T10:15:00,"
-    "key=image=sha256:0a1b2c3d4e5f,account=prodexp1,user=alice,partition=p4,nodes=2";
+constexpr const char* kKey =
+    "image=sha256:0a1b2c3d4e5f,account=prodexp1,user=alice,partition=p4,nodes=2";
+// 2025-01-15 10:15:00 in this process's local time zone, as slurmctld writes it (epoch seconds).
+const int64_t kUntil = *parse_local_time("2025-01-15T10:15:00");
+const std::string kWaiting =
+    "shareq:wp-3,available,owner=alice/prodexp1,until=" + std::to_string(kUntil) + ",key=" + kKey;
+// The same pool as an older slurmctld wrote it: its local time, no offset.
+const std::string kWaitingOld =
+    std::string("shareq:wp-3,available,owner=alice/prodexp1,until=2025-01-15T10:15:00,key=") + kKey;
 constexpr const char* kInUse = "shareq:wp-12,in-use,owner=bob/research,job=77,key=any";
 
 TEST(WarmExtra, WaitingPoolWithAKeyFullOfCommas) {
@@ -22,9 +28,19 @@ TEST(WarmExtra, WaitingPoolWithAKeyFullOfCommas) {
   EXPECT_EQ(pool.status, "available");
   EXPECT_EQ(pool.user, "alice");
   EXPECT_EQ(pool.account, "prodexp1");
-  EXPECT_EQ(pool.until, "2025-01-15T10:15:00");
+  EXPECT_EQ(pool.until, kUntil);
+  EXPECT_FALSE(pool.until_local.has_value());
   EXPECT_FALSE(pool.job.has_value());
-  EXPECT_EQ(pool.key, "image=sha256:0a1b2c3d4e5f,account=prodexp1,user=alice,partition=p4,nodes=2");
+  EXPECT_EQ(pool.key, kKey);
+  EXPECT_EQ(until_epoch(pool), kUntil);
+}
+
+TEST(WarmExtra, AnOlderSlurmctldsLocalTimeIsReadInLocalTime) {
+  const auto parsed = parse_warm_extra(kWaitingOld);
+  ASSERT_TRUE(parsed && parsed->ok()) << parsed->error().to_string();
+  EXPECT_FALSE(parsed->value().until.has_value());
+  EXPECT_EQ(parsed->value().until_local, (warm::LocalDateTime{2025, 1, 15, 10, 15, 0}));
+  EXPECT_EQ(until_epoch(parsed->value()), kUntil);
 }
 
 TEST(WarmExtra, PoolInUseNamesItsJob) {
@@ -32,6 +48,7 @@ TEST(WarmExtra, PoolInUseNamesItsJob) {
   ASSERT_TRUE(parsed && parsed->ok());
   EXPECT_EQ(parsed->value().job, 77u);
   EXPECT_FALSE(parsed->value().until.has_value());
+  EXPECT_FALSE(until_epoch(parsed->value()).has_value());
   EXPECT_EQ(parsed->value().key, "any");
 }
 
@@ -49,7 +66,11 @@ TEST(WarmExtra, MalformedLinesAreErrorsThatSayWhatIsMissing) {
            {"shareq:wp-1,available,owner=ab,until=x,key=any", "no owner=U/A"},
            {"shareq:wp-1,available,owner=a/b,key=any", "no until= or job="},
            {"shareq:wp-1,in-use,owner=a/b,job=x,key=any", "bad job="},
-           {"shareq:wp-1,available,owner=a/b,until=x", "no key="}}) {
+           {"shareq:wp-1,available,owner=a/b,until=1700000000", "no key="},
+           {"shareq:wp-1,available,owner=a/b,until=x,key=any", "bad until="},
+           {"shareq:wp-1,available,owner=a/b,until=-5,key=any", "bad until="},
+           {"shareq:wp-1,available,owner=a/b,until=2025-13-01T00:00:00,key=any", "bad until="},
+           {"shareq:wp-1,available,owner=a/b,until=,key=any", "bad until="}}) {
     const auto parsed = parse_warm_extra(extra);
     ASSERT_TRUE(parsed.has_value()) << extra;
     ASSERT_FALSE(parsed->ok()) << extra;
@@ -87,27 +108,32 @@ TEST(WarmPools, APoolIsFoundByNameAndAnEndRequestIsNoPool) {
 }
 
 TEST(WarmPools, TableShowsLocalTimeAndWhatRemains) {
-  const WarmPools pools = collect_pools({{"p4n1", kInUse}, {"p4n2", kWaiting}});
-  const int64_t now = *parse_local_time("2025-01-15T10:00:30");
-  const std::string table = format_pools(pools, now);
-  EXPECT_NE(table.find("POOL   STATUS     OWNER           NODES  UNTIL                REMAINING  "
-                       "JOB  KEY\n"),
-            std::string::npos)
-      << table;
-  EXPECT_NE(table.find("wp-3   available  alice/prodexp1  p4n2   2025-01-15 10:15:00  14m 30s      "
-                       "-  image=sha256:0a1b2c3d4e5f,"),
-            std::string::npos)
-      << table;
-  EXPECT_NE(table.find("wp-12  in-use     bob/research    p4n1   -                    -           "
-                       "77  any\n"),
-            std::string::npos)
-      << table;
-  EXPECT_NE(format_pools(pools, now + 3600).find("expired"), std::string::npos);
-  EXPECT_EQ(format_pools({}, now), "no warm pools\n");
+  for (const std::string& waiting : {kWaiting, kWaitingOld}) {
+    const WarmPools pools = collect_pools({{"p4n1", kInUse}, {"p4n2", waiting}});
+    const int64_t now = *parse_local_time("2025-01-15T10:00:30");
+    const std::string table = format_pools(pools, now);
+    EXPECT_NE(table.find("POOL   STATUS     OWNER           NODES  UNTIL                REMAINING  "
+                         "JOB  KEY\n"),
+              std::string::npos)
+        << table;
+    EXPECT_NE(
+        table.find("wp-3   available  alice/prodexp1  p4n2   2025-01-15 10:15:00  14m 30s      "
+                   "-  image=sha256:0a1b2c3d4e5f,"),
+        std::string::npos)
+        << table;
+    EXPECT_NE(
+        table.find("wp-12  in-use     bob/research    p4n1   -                    -           "
+                   "77  any\n"),
+        std::string::npos)
+        << table;
+    EXPECT_NE(format_pools(pools, now + 3600).find("expired"), std::string::npos);
+    EXPECT_EQ(format_pools({}, now), "no warm pools\n");
+  }
 }
 
 TEST(WarmPools, Json) {
-  const WarmPools pools = collect_pools({{"p4n2", kWaiting}, {"p4n3", kWaiting}});
+  // An older slurmctld's node and a newer one's of the same pool, during an upgrade.
+  const WarmPools pools = collect_pools({{"p4n2", kWaiting}, {"p4n3", kWaitingOld}});
   const int64_t now = *parse_local_time("2025-01-15T10:00:00");
   const std::string json = format_pools_json(pools, now);
   EXPECT_NE(json.find("\"pool\":\"wp-3\",\"status\":\"available\",\"user\":\"alice\","
@@ -116,6 +142,10 @@ TEST(WarmPools, Json) {
             std::string::npos)
       << json;
   EXPECT_NE(json.find("\"problems\":[]"), std::string::npos);
+  // The older form alone gives the same deadline.
+  EXPECT_NE(format_pools_json(collect_pools({{"p4n3", kWaitingOld}}), now)
+                .find("\"until\":" + std::to_string(now + 900) + ",\"remaining_s\":900,"),
+            std::string::npos);
 }
 
 }  // namespace
