@@ -6,14 +6,16 @@
 #   4. the utilisation benchmark's shortest form (one run, stock and shareq side by side), whose
 #      figures it prints (not asserts): a change that puts shareq behind stock shows the day it
 #      lands (docs/benchmarks.md has the full comparison);
-#   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd).
+#   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd);
+#   6. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
+#      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it.
 # Needs root (apt-get, daemons, test users). Environment:
-#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize package bench cluster")
+#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize package bench cluster style")
 #   SHAREQ_CLUSTER_RUNS  how many times to run the cluster tests in a row (default 1)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster}
+stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster style}
 runs=${SHAREQ_CLUSTER_RUNS:-1}
 jobs=$(nproc)
 
@@ -75,5 +77,10 @@ if [[ " $stages " == *" cluster "* ]]; then
     /usr/bin/python3 -m pytest -p no:cacheprovider -v tests/cluster
     tests/cluster/cluster down
   done
+fi
+
+if [[ " $stages " == *" style "* ]]; then
+  step "style: clang-format and clang-tidy (build-style/, configured only)"
+  scripts/check-style.sh
 fi
 step "all tests passed"

@@ -1,9 +1,9 @@
 // The job tag: a Submission as one line on the job record, and back.
 //   "shareq:share=NAME,priority=N,keep_alive=S[,image=REF]"
 // Fields in that order, comma-separated, with no space so that the tag stays one word in
-// `scontrol -o show job` and sacct's parsable output; every value canonical (lower-case share, no leading
-// zeros, lower-case digest), so decode_submission(s) succeeds exactly on encode_submission's
-// output and encode(decode(s)) == s.
+// `scontrol -o show job` and sacct's parsable output; every value canonical (lower-case share, no
+// leading zeros, lower-case digest), so decode_submission(s) succeeds exactly on
+// encode_submission's output and encode(decode(s)) == s.
 #include <limits>
 
 #include "submission.hpp"

@@ -52,8 +52,7 @@ class ShareqScheduler {
   void accrue_usage();
   void rank_queue();
   void try_job(policy::JobId id, PassOutcome& out);
-  bool try_request(const policy::PendingJob& job, int request, PassOutcome& out,
-                   Attempt& attempt);
+  bool try_request(const policy::PendingJob& job, int request, PassOutcome& out, Attempt& attempt);
   bool may_preempt(const policy::PendingJob& job, int request, Attempt& attempt);
   policy::Time wait_holds_until(const policy::PendingJob& job, const Attempt& attempt);
   policy::Time next_coming_of_age();

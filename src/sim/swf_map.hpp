@@ -10,6 +10,7 @@
 // shareq.conf's DefaultPriority). Exactly one Default line. Errors name the line and the key.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,7 +47,7 @@ struct SwfMap {
   void index();  // builds the lookup tables; parse_swf_map calls it
 
  private:
-  std::unordered_map<int64_t, size_t> first_[3];  // [SwfField] id -> first rule
+  std::array<std::unordered_map<int64_t, size_t>, 3> first_;  // [SwfField] id -> first rule
 };
 
 Parsed<SwfMap> parse_swf_map(std::string_view text, std::string_view file);

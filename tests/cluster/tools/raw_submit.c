@@ -31,9 +31,15 @@ int main(int argc, char** argv) {
   desc.min_nodes = 1;
   while ((opt = getopt(argc, argv, "p:A:N:e:w:")) != -1) {
     switch (opt) {
-      case 'p': desc.partition = optarg; break;
-      case 'A': desc.account = optarg; break;
-      case 'N': desc.min_nodes = (uint32_t)strtoul(optarg, NULL, 10); break;
+      case 'p':
+        desc.partition = optarg;
+        break;
+      case 'A':
+        desc.account = optarg;
+        break;
+      case 'N':
+        desc.min_nodes = (uint32_t)strtoul(optarg, NULL, 10);
+        break;
       case 'e':
         if (spank_count == sizeof(spank_env) / sizeof(spank_env[0])) {
           fprintf(stderr, "raw_submit: too many -e\n");
@@ -41,7 +47,9 @@ int main(int argc, char** argv) {
         }
         spank_env[spank_count++] = optarg;
         break;
-      case 'w': script = optarg; break;
+      case 'w':
+        script = optarg;
+        break;
       default:
         fprintf(stderr, "usage: raw_submit [-p P] [-A A] [-N N] [-e NAME=VALUE]... [-w SCRIPT]\n");
         return 2;

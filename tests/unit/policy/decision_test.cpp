@@ -44,7 +44,7 @@ Snapshot With(const Cluster& cluster, const std::vector<Running>& running) {
 // a borrows one node: it runs 3 of the 4 (the latest started last); b runs 1.
 Snapshot ABorrowsOne() {
   return With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
-                       Running(3).share("a").started(300), Running(4).share("b").started(400)});
+                         Running(3).share("a").started(300), Running(4).share("b").started(400)});
 }
 
 std::vector<JobId> victim_ids(const Decision& d) {
@@ -74,7 +74,7 @@ TEST(Decide, AShareWithoutQuotaOrAJobWithoutARequestThereWaits) {
 TEST(Decide, AJobThatFitsStartsAndOnlyWithinQuotaMayReclaimToFit) {
   const Snapshot s =
       With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
-                    Running(3).share("a").started(300)});
+                      Running(3).share("a").started(300)});
   const Decision owner = s.decide(Pending(10).share("b").request("p4", 1));
   EXPECT_EQ(owner.verdict, Verdict::Start);
   EXPECT_TRUE(owner.within_quota);
@@ -88,8 +88,9 @@ TEST(Decide, AJobThatFitsStartsAndOnlyWithinQuotaMayReclaimToFit) {
 }
 
 TEST(Decide, ANodeStillCompletingAJobIsWaitedForWithinItsBound) {
-  Snapshot s = With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
-                             Running(3).share("a").started(300)});
+  Snapshot s =
+      With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+                      Running(3).share("a").started(300)});
   s.completing = {{s.world.family("p4"), kNow - 10}};
   const Decision soon = s.decide(Pending(10).share("b").request("p4", 1));
   EXPECT_EQ(soon.verdict, Verdict::Start);
@@ -147,8 +148,9 @@ TEST(Decide, ABorrowerAtItsLimitWaitsAndPreemptsNothing) {
 
 TEST(Decide, AJobTriesItsOwnReservedPoolFirst) {
   // a holds its quota: one running job and a one-node reserved pool; b runs 2. Full.
-  Snapshot s = With(EvenAB(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
-                             Running(4).share("b").started(400)});
+  Snapshot s =
+      With(EvenAB(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
+                      Running(4).share("b").started(400)});
   s.held = {s.pool(7, "a", 1)};
   s.pool_of = {{10, 7}};
   const Decision mine = s.decide(Pending(10).share("a").request("p4", 1));
@@ -160,8 +162,9 @@ TEST(Decide, AJobTriesItsOwnReservedPoolFirst) {
 
 TEST(Decide, AWithinQuotaJobEndsABorrowersPoolBeforeAnyRunningJob) {
   // a runs 2 (its quota) and keeps a one-node pool warm: it borrows 1 through the pool.
-  Snapshot s = With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
-                             Running(3).share("b").started(300)});
+  Snapshot s =
+      With(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
+                      Running(3).share("b").started(300)});
   s.held = {s.pool(7, "a", 1)};
   const Decision d = s.decide(Pending(10).share("b").request("p4", 1));
   EXPECT_EQ(d.verdict, Verdict::Start);
@@ -201,7 +204,7 @@ TEST(Decide, ReadmeFigure1BorrowThenReclaimTheNewestBorrowedJobs) {
   std::vector<Running> t0 = {Running(1).share("prodexp2").amount(25).started(10),
                              Running(2).share("prodexp1").amount(60).started(20)};
   for (JobId id = 3; id <= 5; ++id) {
-    t0.push_back(Running(id).share("prodexp1").amount(5).started(static_cast<Time>(20 + id)));
+    t0.push_back(Running(id).share("prodexp1").amount(5).started(20 + static_cast<Time>(id)));
   }
   const Snapshot before = With(Figure1(), {t0[0], t0[1]});
   EXPECT_EQ(before.decide(Pending(3).share("prodexp1").request("p4", 5)).verdict, Verdict::Start);
