@@ -22,7 +22,7 @@ struct Case {
 // a runs two jobs and keeps a one-node pool warm: it borrows 1. b runs one job.
 Case ABorrowsThroughItsPool() {
   Case c{World(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
-                        Running(3).share("b").started(300)}),
+                          Running(3).share("b").started(300)}),
          {}};
   c.held = {c.pool(7, "a", 1)};
   return c;
@@ -40,7 +40,7 @@ TEST(PoolsToEnd, AJobWithinQuotaEndsTheBorrowersPoolRatherThanItsRunningJobs) {
 
 TEST(PoolsToEnd, NeverAPoolThatKeepsItsShareWithinQuota) {
   Case c{World(EvenAB(), {Running(1).share("a").started(100), Running(3).share("b").started(300),
-                        Running(4).share("b").started(400)}),
+                          Running(4).share("b").started(400)}),
          {}};
   c.held = {c.pool(7, "a", 1)};  // a: 1 running + 1 warm = its quota; the family is full
   const PendingJob job = Pending(10).share("b").request("p4", 1).resolve(c.world.policy);
@@ -86,7 +86,7 @@ TEST(PoolsToEnd, MostBorrowingShareFirstAndNoMoreThanNeeded) {
 TEST(PoolsToEnd, WhenPoolsAreNotEnoughRunningJobsAreReclaimedForTheRest) {
   // a runs 3 (borrows 1) and keeps a pool of 1 (borrows 2 in all); b runs nothing and wants 2.
   Case c{World(EvenAB(), {Running(1).share("a").started(100), Running(2).share("a").started(200),
-                        Running(3).share("a").started(300)}),
+                          Running(3).share("a").started(300)}),
          {}};
   c.held = {c.pool(7, "a", 1)};
   const PendingJob job = Pending(10).share("b").request("p4", 2).resolve(c.world.policy);

@@ -102,13 +102,15 @@ TEST(Status, TableAndJson) {
 }
 
 TEST(JobTag, FirstWordOfAdminComment) {
-  const auto tag = policy::submission_tag("shareq:share=research,priority=80,keep_alive=0 shareq-warm-start:wp-1");
+  const auto tag = policy::submission_tag(
+      "shareq:share=research,priority=80,keep_alive=0 shareq-warm-start:wp-1");
   ASSERT_TRUE(tag.has_value());
   EXPECT_EQ(tag->share, "research");
   EXPECT_EQ(tag->priority, 80);
   EXPECT_FALSE(policy::submission_tag("").has_value());
   EXPECT_FALSE(policy::submission_tag("set by an admin").has_value());
-  EXPECT_FALSE(policy::submission_tag("shareq:share=research,priority=800,keep_alive=0").has_value());
+  EXPECT_FALSE(
+      policy::submission_tag("shareq:share=research,priority=800,keep_alive=0").has_value());
 }
 
 TEST(JobTag, PriorityFromTheTagElseDefault) {
