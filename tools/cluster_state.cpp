@@ -65,8 +65,4 @@ const policy::PendingJob* ClusterState::pending_job(uint32_t id) const {
   return it != pending_.end() ? &*it : nullptr;
 }
 
-int64_t ClusterState::amount(const JobInfo& job, policy::FamilyId family) const {
-  return policy_.family(family).unit == Unit::Gpu ? job.gpus : job.nodes;
-}
-
 }  // namespace shareq::tool

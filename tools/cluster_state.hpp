@@ -40,9 +40,6 @@ class ClusterState {
   [[nodiscard]] const policy::RunningJob* running_job(uint32_t id) const;
   [[nodiscard]] const policy::PendingJob* pending_job(uint32_t id) const;
 
-  // What `job` holds (running) or asks (pending) in `family`, in the family's unit.
-  [[nodiscard]] int64_t amount(const JobInfo& job, policy::FamilyId family) const;
-
  private:
   policy::Policy policy_;
   std::vector<JobInfo> jobs_;
