@@ -3,6 +3,7 @@
 #include <ctime>
 #include <utility>
 
+#include "controller_state.hpp"
 #include "log.hpp"
 #include "slurm_conf_access.hpp"
 
@@ -31,13 +32,13 @@ ConfigHolder::Signature ConfigHolder::stat_file() const {
 }
 
 std::shared_ptr<const LoadedConfig> ConfigHolder::current() {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   check_locked(false);
   return good_;
 }
 
 std::shared_ptr<const LoadedConfig> ConfigHolder::reload() {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   check_locked(true);
   return good_;
 }
@@ -82,9 +83,12 @@ std::string shareq_conf_path(const std::string& slurm_conf_path) {
 namespace {
 
 ConfigHolder& process_holder() {
-  static ConfigHolder holder(shareq_conf_path(slurm_conf_file()),
-                             [](const std::string& line) { log_error("%s", line.c_str()); });
-  return holder;
+  ConfigPart& part = controller_state().config;
+  std::call_once(part.made, [&] {
+    part.holder.emplace(shareq_conf_path(slurm_conf_file()),
+                        [](const std::string& line) { log_error("%s", line.c_str()); });
+  });
+  return *part.holder;
 }
 
 }  // namespace

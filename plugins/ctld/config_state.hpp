@@ -14,6 +14,7 @@
 
 #include "config.hpp"
 #include "ctld_api.hpp"
+#include "lock_order.hpp"
 #include "policy/policy.hpp"
 #include "submit_shim_internal.hpp"
 
@@ -62,7 +63,7 @@ class SHAREQ_CTLD_API ConfigHolder {
   void check_locked(bool force);
   void read_locked(const Signature& signature);
 
-  std::mutex mutex_;
+  RankedMutex mutex_{LockRank::Config};
   const std::string path_;
   const Logger log_error_;
   const Clock clock_;

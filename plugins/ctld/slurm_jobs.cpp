@@ -1,23 +1,19 @@
 #include "slurm_jobs.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 
+#include "controller_state.hpp"
 #include "log.hpp"
 #include "slurmctld_headers.hpp"
 
 namespace shareq::ctld {
 namespace {
 
-constexpr int kUnknownPos = -2;
-std::atomic<int> g_gpu_pos{kUnknownPos};
-std::atomic<uint64_t> g_generation{1};
-std::atomic<JobsChangedListener> g_listener{nullptr};
+RunningJobsPart& part() { return controller_state().jobs; }
 
 uint64_t tres_count(const uint64_t* counts, int pos) {
   if (counts == nullptr || pos < 0) return 0;
@@ -48,23 +44,8 @@ uint64_t allocated_gpus(JobRecord* job) {
   return std::max(requested_gpus(job), allocated);
 }
 
-// One running allocation, copied out of its job record.
-struct Allocation {
-  std::string account;
-  std::string partition;
-  uint64_t nodes = 0;
-  uint64_t gpus = 0;
-  std::string tag;  // job_submit/shareq's tag (the AdminComment's first word): its priority
-  int64_t start_time = 0;
-};
-
-std::mutex g_mutex;  // guards the registry and the cached snapshot
-std::map<uint32_t, Allocation> g_registry;
-std::vector<ReservedPool> g_reserved;
-std::shared_ptr<const RunningSnapshot> g_snapshot;
-
-Allocation allocation_of(JobRecord* job) {
-  Allocation a;
+RunningAllocation allocation_of(JobRecord* job) {
+  RunningAllocation a;
   a.account = job->account != nullptr ? job->account : "";
   a.partition =
       job->part_ptr != nullptr && job->part_ptr->name != nullptr ? job->part_ptr->name : "";
@@ -79,27 +60,28 @@ Allocation allocation_of(JobRecord* job) {
   return a;
 }
 
-void record_locked(JobRecord* job) {
-  Allocation a = allocation_of(job);
+// The registry's mutex held.
+void record_locked(RunningJobsPart& jobs, JobRecord* job) {
+  RunningAllocation a = allocation_of(job);
   if (a.nodes == 0) {
-    g_registry.erase(job->job_id);
+    jobs.registry.erase(job->job_id);
   } else {
-    g_registry[job->job_id] = std::move(a);
+    jobs.registry[job->job_id] = std::move(a);
   }
 }
 
 }  // namespace
 
 int gpu_tres_pos() {
-  int pos = g_gpu_pos.load(std::memory_order_relaxed);
+  int pos = part().gpu_tres_pos.load(std::memory_order_relaxed);
   if (pos >= 0) return pos;
   slurmdb_tres_rec_t rec{};
   rec.type = const_cast<char*>("gres");
   rec.name = const_cast<char*>("gpu");
   pos = assoc_mgr_find_tres_pos(&rec, false);
   if (pos >= 0) {
-    g_gpu_pos.store(pos, std::memory_order_relaxed);
-  } else if (g_gpu_pos.exchange(-1) != -1) {
+    part().gpu_tres_pos.store(pos, std::memory_order_relaxed);
+  } else if (part().gpu_tres_pos.exchange(-1) != -1) {
     log_error(
         "gres/gpu is not a tracked TRES: GPU families count 0 GPUs per job; add gres/gpu "
         "to AccountingStorageTRES in slurm.conf");
@@ -107,7 +89,7 @@ int gpu_tres_pos() {
   return pos;
 }
 
-void forget_tres_pos() { g_gpu_pos.store(kUnknownPos); }
+void forget_tres_pos() { part().gpu_tres_pos.store(RunningJobsPart::kGpuPosUnknown); }
 
 policy::JobRecord running_record(JobRecord* job) {
   policy::JobRecord r = common_record(job);
@@ -192,9 +174,10 @@ const policy::RunningJob* RunningSnapshot::find(policy::JobId id) const {
 
 void set_reserved_pools(std::vector<ReservedPool> pools) {
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    if (pools == g_reserved) return;
-    g_reserved = std::move(pools);
+    RunningJobsPart& jobs = part();
+    const RankedLock lock(jobs.mutex);
+    if (pools == jobs.reserved) return;
+    jobs.reserved = std::move(pools);
   }
   jobs_changed();
 }
@@ -202,62 +185,67 @@ void set_reserved_pools(std::vector<ReservedPool> pools) {
 uint64_t requested_gpus(JobRecord* job) { return tres_count(job->tres_req_cnt, gpu_tres_pos()); }
 
 void jobs_changed() {
-  g_generation.fetch_add(1, std::memory_order_acq_rel);
-  if (const JobsChangedListener listener = g_listener.load(std::memory_order_acquire)) listener();
+  part().generation.fetch_add(1, std::memory_order_acq_rel);
+  if (const JobsChangedListener listener = part().listener.load(std::memory_order_acquire))
+    listener();
 }
 
 void set_jobs_changed_listener(JobsChangedListener listener) {
-  g_listener.store(listener, std::memory_order_release);
+  part().listener.store(listener, std::memory_order_release);
 }
 
-uint64_t jobs_generation() { return g_generation.load(std::memory_order_acquire); }
+uint64_t jobs_generation() { return part().generation.load(std::memory_order_acquire); }
 
 void job_allocated(JobRecord* job) {
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    record_locked(job);
+    RunningJobsPart& jobs = part();
+    const RankedLock lock(jobs.mutex);
+    record_locked(jobs, job);
   }
   jobs_changed();
 }
 
 void job_released(JobRecord* job) {
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    g_registry.erase(job->job_id);
+    RunningJobsPart& jobs = part();
+    const RankedLock lock(jobs.mutex);
+    jobs.registry.erase(job->job_id);
   }
   jobs_changed();
 }
 
-void jobs_reset(void* jobs) {
+void jobs_reset(void* job_list_ptr) {
   (void)gpu_tres_pos();
-  std::map<uint32_t, Allocation> fresh;
-  if (jobs != nullptr) {
-    ListIterator it = list_iterator_create(static_cast<List>(jobs));
+  std::map<uint32_t, RunningAllocation> fresh;
+  if (job_list_ptr != nullptr) {
+    ListIterator it = list_iterator_create(static_cast<List>(job_list_ptr));
     while (auto* job = static_cast<job_record_t*>(list_next(it))) {
       if (!IS_JOB_RUNNING(job) && !IS_JOB_SUSPENDED(job)) continue;
-      Allocation a = allocation_of(job);
+      RunningAllocation a = allocation_of(job);
       if (a.nodes > 0) fresh.emplace(job->job_id, std::move(a));
     }
     list_iterator_destroy(it);
   }
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    g_registry = std::move(fresh);
+    RunningJobsPart& jobs = part();
+    const RankedLock lock(jobs.mutex);
+    jobs.registry = std::move(fresh);
   }
   jobs_changed();
 }
 
 std::shared_ptr<const RunningSnapshot> running_snapshot(
     const std::shared_ptr<const LoadedConfig>& config) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  RunningJobsPart& jobs = part();
+  const RankedLock lock(jobs.mutex);
   const uint64_t generation = jobs_generation();
-  if (g_snapshot && g_snapshot->generation() == generation &&
-      &g_snapshot->config() == config.get()) {
-    return g_snapshot;
+  if (jobs.snapshot && jobs.snapshot->generation() == generation &&
+      &jobs.snapshot->config() == config.get()) {
+    return jobs.snapshot;
   }
   std::vector<policy::RunningJob> running;
-  running.reserve(g_registry.size());
-  for (const auto& [id, a] : g_registry) {
+  running.reserve(jobs.registry.size());
+  for (const auto& [id, a] : jobs.registry) {
     policy::JobRecord record;
     record.id = id;
     record.account = a.account;
@@ -268,10 +256,10 @@ std::shared_ptr<const RunningSnapshot> running_snapshot(
     record.start_time = a.start_time;
     if (auto r = policy::as_running(config->policy, record)) running.push_back(*r);
   }
-  // g_registry is ordered by id, so `running` is too.
-  g_snapshot =
-      std::make_shared<const RunningSnapshot>(config, std::move(running), generation, g_reserved);
-  return g_snapshot;
+  // The registry is ordered by id, so `running` is too.
+  jobs.snapshot = std::make_shared<const RunningSnapshot>(config, std::move(running), generation,
+                                                          jobs.reserved);
+  return jobs.snapshot;
 }
 
 }  // namespace shareq::ctld

@@ -7,12 +7,45 @@
 // (flush_state_saves at fini, and when the library is unloaded).
 #pragma once
 
+#include <condition_variable>
+#include <map>
 #include <string>
+#include <thread>
 
 #include "ctld_api.hpp"
+#include "lock_order.hpp"
 #include "state_file.hpp"
 
 namespace shareq::ctld {
+
+// The writer thread and its queue (ControllerState::writer). Its thread starts with the first
+// save; the destructor writes what is queued and joins it.
+class StateWriter {
+ public:
+  StateWriter() = default;
+  StateWriter(const StateWriter&) = delete;
+  StateWriter& operator=(const StateWriter&) = delete;
+  ~StateWriter();
+
+  void queue(const std::string& path, std::string text, Durability durability, const char* what);
+  void flush();
+
+ private:
+  struct Pending {
+    std::string text;
+    Durability durability = Durability::MachineCrash;
+    const char* what = "";
+  };
+  void run();
+
+  RankedMutex mutex_{LockRank::StateWriter};
+  std::condition_variable_any wake_;
+  std::condition_variable_any idle_;
+  std::map<std::string, Pending> queued_;
+  bool writing_ = false;
+  bool stopping_ = false;
+  std::thread thread_;
+};
 
 // Queues `text` for `path` (replacing what was queued for it) and returns at once. `what` names
 // the file in a failure's log line ("warm", "reclaim").

@@ -21,7 +21,7 @@ policy::DecayedUsage to_dense(const std::map<std::pair<std::string, std::string>
 }  // namespace
 
 std::shared_ptr<const policy::DecayedUsage> UsageStore::values(const LoadedConfig& config) {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   if (!cached_ || cached_change_ != change_ || cached_config_ != config.version) {
     cached_ = std::make_shared<const policy::DecayedUsage>(to_dense(usage_, config.policy));
     cached_change_ = change_;
@@ -33,7 +33,7 @@ std::shared_ptr<const policy::DecayedUsage> UsageStore::values(const LoadedConfi
 void UsageStore::accrue(const LoadedConfig& config, std::span<const policy::RunningJob> running,
                         int64_t now, int64_t half_life_s,
                         std::span<const policy::HeldCapacity> held) {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   if (!last_ran_) {
     last_ran_ = now;
     return;
@@ -68,7 +68,7 @@ void UsageStore::accrue(const LoadedConfig& config, std::span<const policy::Runn
 
 std::optional<std::string> UsageStore::load(const std::string& path) {
   Result<UsageFile> file = read_usage_file(path);
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   usage_.clear();
   last_ran_.reset();
   ++change_;
@@ -83,21 +83,16 @@ std::optional<std::string> UsageStore::save(const std::string& path) const {
 }
 
 std::optional<int64_t> UsageStore::last_ran() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   return last_ran_;
 }
 
 UsageFile UsageStore::snapshot() const {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  const RankedLock lock(mutex_);
   UsageFile file;
   file.last_ran = last_ran_.value_or(0);
   for (const auto& [key, value] : usage_) file.records.push_back({key.first, key.second, value});
   return file;
-}
-
-UsageStore& usage_store() {
-  static UsageStore store;
-  return store;
 }
 
 }  // namespace shareq::ctld

@@ -14,6 +14,7 @@
 
 #include "config_state.hpp"
 #include "ctld_api.hpp"
+#include "lock_order.hpp"
 #include "policy/jobs.hpp"
 #include "policy/ordering.hpp"
 #include "usage_file.hpp"
@@ -41,7 +42,7 @@ class SHAREQ_CTLD_API UsageStore {
 
  private:
   using Key = std::pair<std::string, std::string>;  // share, family
-  mutable std::mutex mutex_;
+  mutable RankedMutex mutex_{LockRank::Usage};
   std::map<Key, double> usage_;
   std::optional<int64_t> last_ran_;
   uint64_t change_ = 0;  // bumped on every change
@@ -51,7 +52,7 @@ class SHAREQ_CTLD_API UsageStore {
   std::shared_ptr<const policy::DecayedUsage> cached_;
 };
 
-// The process-wide store (priority/shareq's).
+// The process-wide store (priority/shareq's): ControllerState::usage.
 SHAREQ_CTLD_API UsageStore& usage_store();
 
 }  // namespace shareq::ctld

@@ -4,14 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <ctime>
 #include <map>
-#include <mutex>
 #include <optional>
 
 #include "config_state.hpp"
+#include "controller_state.hpp"
 #include "log.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurmctld_headers.hpp"
@@ -28,13 +27,10 @@ namespace {
 
 constexpr const char* kStateFile = "shareq_warm_pools";
 
-std::mutex g_mutex;  // guards everything below; innermost lock
-std::optional<warm::WarmPoolRegistry> g_registry;
-uint64_t g_config_version = 0;
-std::map<warm::PoolId, int64_t> g_reserved_since;  // when each reserved pool began to wait
-// Waiting pools, read without the mutex by the select hook's fast path; -1 until the registry
-// is loaded (then the slow path loads it).
-std::atomic<int64_t> g_waiting_pools{-1};
+// The registry and what goes with it (controller_state.hpp). part().waiting is read without the
+// mutex by the select hook's fast path; -1 until the registry is loaded (then the slow path
+// loads it).
+WarmPoolsPart& part() { return controller_state().warm; }
 
 void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now);
 
@@ -43,37 +39,39 @@ std::string state_path() { return state_file_path(kStateFile); }
 // On the state writer's thread: this runs under slurmctld's locks.
 void save_locked() {
   const std::string path = state_path();
-  if (path.empty() || !g_registry) return;
-  save_state_later(path, warm::format_registry(*g_registry), Durability::MachineCrash, "warm");
+  const auto& registry = part().registry;
+  if (path.empty() || !registry) return;
+  save_state_later(path, warm::format_registry(*registry), Durability::MachineCrash, "warm");
 }
 
 // The registry with the current settings; loaded from the state file on first use.
 warm::WarmPoolRegistry* registry_locked() {
+  WarmPoolsPart& w = part();
   const auto config = current_config();
-  if (!config) return g_registry ? &*g_registry : nullptr;
+  if (!config) return w.registry ? &*w.registry : nullptr;
   const warm::WarmSettings settings = warm::WarmSettings::from_config(config->config());
-  if (!g_registry) {
+  if (!w.registry) {
     const std::string path = state_path();
     if (const std::optional<std::string> text = read_state_file(path)) {
       auto parsed = warm::parse_registry(*text, settings);
       if (parsed) {
-        g_registry.emplace(std::move(parsed).value());
-        log_info("warm: restored %zu warm pool(s) from %s", g_registry->pools().size(),
+        w.registry.emplace(std::move(parsed).value());
+        log_info("warm: restored %zu warm pool(s) from %s", w.registry->pools().size(),
                  path.c_str());
       } else {
         log_error("warm: %s: %s; starting with no warm pools", path.c_str(),
                   parsed.error().to_string().c_str());
       }
     }
-    if (!g_registry) g_registry.emplace(settings);
-    g_config_version = config->version;
-    publish_locked(*g_registry, time(nullptr));
-  } else if (g_config_version != config->version) {
-    g_registry->set_settings(settings);
-    g_config_version = config->version;
-    publish_locked(*g_registry, time(nullptr));  // WarmPoolMode may have changed
+    if (!w.registry) w.registry.emplace(settings);
+    w.config_version = config->version;
+    publish_locked(*w.registry, time(nullptr));
+  } else if (w.config_version != config->version) {
+    w.registry->set_settings(settings);
+    w.config_version = config->version;
+    publish_locked(*w.registry, time(nullptr));  // WarmPoolMode may have changed
   }
-  return &*g_registry;
+  return &*w.registry;
 }
 
 std::string env_value(job_record_t* job, const char* name) {
@@ -108,9 +106,9 @@ int64_t keep_alive_of(job_record_t* job) {
   return (!v.empty() && end != nullptr && *end == '\0' && n > 0) ? n : 0;
 }
 
-warm::PendingJob pending_of(job_record_t* job, std::vector<std::string> partitions,
+warm::JobToStart pending_of(job_record_t* job, std::vector<std::string> partitions,
                             uint32_t node_count) {
-  warm::PendingJob p;
+  warm::JobToStart p;
   p.id = job->job_id;
   p.user = user_of(job);
   p.uid = job->user_id;
@@ -235,64 +233,64 @@ ReservedPool reserved_of(const warm::WarmPool& pool, int64_t since) {
 // tells slurm_jobs.hpp which pools now hold their nodes for their owner (reserve mode only), so
 // that the next Ledger counts them; remembers when each began to wait, for fair-share accrual.
 void publish_locked(const warm::WarmPoolRegistry& reg, int64_t now) {
-  g_waiting_pools.store(std::count_if(reg.pools().begin(), reg.pools().end(),
-                                      [](const auto& p) { return p.second.waiting(); }),
-                        std::memory_order_release);
+  part().waiting.store(std::count_if(reg.pools().begin(), reg.pools().end(),
+                                     [](const auto& p) { return p.second.waiting(); }),
+                       std::memory_order_release);
   std::vector<ReservedPool> reserved;
   std::map<warm::PoolId, int64_t> since;
   for (const warm::WarmPool* pool : reg.reserved(now)) {
-    const auto known = g_reserved_since.find(pool->id);
-    since[pool->id] = known != g_reserved_since.end() ? known->second : now;
+    const auto known = part().reserved_since.find(pool->id);
+    since[pool->id] = known != part().reserved_since.end() ? known->second : now;
     reserved.push_back(reserved_of(*pool, since[pool->id]));
   }
-  g_reserved_since = std::move(since);
+  part().reserved_since = std::move(since);
   set_reserved_pools(std::move(reserved));
 }
 
 }  // namespace
 
 bool warm_pools_waiting() {
-  const int64_t known = g_waiting_pools.load(std::memory_order_acquire);
+  const int64_t known = part().waiting.load(std::memory_order_acquire);
   if (known >= 0) return known > 0;
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   (void)registry_locked();  // loads the state file and publishes the count
-  return g_waiting_pools.load(std::memory_order_acquire) > 0;
+  return part().waiting.load(std::memory_order_acquire) > 0;
 }
 
 std::optional<ReservedPool> warm_reserved_claim(job_record_t* job, int64_t now) {
   if (!warm_pools_waiting()) return std::nullopt;  // no mutex while there is no pool
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr || reg->pools().empty() || reg->settings().mode != WarmPoolMode::Reserve) {
     return std::nullopt;
   }
   const uint32_t nodes = job->details != nullptr ? job->details->min_nodes : 1;
-  const warm::PendingJob pending = pending_of(job, pending_partitions(job), std::max(nodes, 1U));
+  const warm::JobToStart pending = pending_of(job, pending_partitions(job), std::max(nodes, 1U));
   const warm::WarmPool* pool = reg->match(pending, now);
   if (pool == nullptr) return std::nullopt;
-  const auto known = g_reserved_since.find(pool->id);
-  return reserved_of(*pool, known != g_reserved_since.end() ? known->second : now);
+  const auto known = part().reserved_since.find(pool->id);
+  return reserved_of(*pool, known != part().reserved_since.end() ? known->second : now);
 }
 
 warm::NodeAdvice warm_advice(job_record_t* job, const std::vector<std::string>& candidates,
                              int64_t now) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr || reg->pools().empty()) return {};
   uint32_t nodes = job->details != nullptr ? job->details->min_nodes : 1;
-  const warm::PendingJob pending = pending_of(job, pending_partitions(job), std::max(nodes, 1U));
+  const warm::JobToStart pending = pending_of(job, pending_partitions(job), std::max(nodes, 1U));
   return warm::advise_placement(*reg, pending, candidates, now);
 }
 
 void warm_job_started(job_record_t* job, int64_t now) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr) return;
   const std::vector<std::string> nodes = nodes_of(job->node_bitmap);
   if (nodes.empty()) return;
   std::vector<std::string> partition;
   if (job->part_ptr != nullptr) partition.emplace_back(job->part_ptr->name);
-  const warm::PendingJob pending = pending_of(job, partition, static_cast<uint32_t>(nodes.size()));
+  const warm::JobToStart pending = pending_of(job, partition, static_cast<uint32_t>(nodes.size()));
   std::string warm_name;
   bool changed = false;
   const warm::WarmPool* match = reg->match(pending, now, &nodes);
@@ -332,7 +330,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
 }
 
 void warm_job_ended(job_record_t* job, int64_t now) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr) return;
   warm::EndedJob ended;
@@ -364,7 +362,7 @@ void warm_job_ended(job_record_t* job, int64_t now) {
 }
 
 void warm_end_pools(const std::vector<uint64_t>& ids, const std::string& reason, int64_t now) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr) return;
   std::vector<warm::WarmPool> ended;
@@ -392,7 +390,7 @@ std::vector<warm::PoolId> pools_ended_by_admin(const warm::WarmPoolRegistry& reg
 }
 
 void warm_periodic(int64_t now) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr) return;
   auto ended = reg->expire(now);
@@ -436,11 +434,11 @@ void warm_periodic(int64_t now) {
 
 void warm_unload() {
   flush_state_saves();  // what was queued for the state file is on disk before the registry goes
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  g_registry.reset();
-  g_config_version = 0;
-  g_reserved_since.clear();
-  g_waiting_pools.store(-1, std::memory_order_release);
+  const RankedLock lock(part().mutex);
+  part().registry.reset();
+  part().config_version = 0;
+  part().reserved_since.clear();
+  part().waiting.store(-1, std::memory_order_release);
 }
 
 }  // namespace shareq::ctld

@@ -69,7 +69,7 @@ struct VictimOrder {
   uint64_t config_version = 0;
   std::unordered_map<uint32_t, uint32_t> rank;  // job id -> 1..n
 };
-std::mutex g_order_mutex;
+shareq::ctld::RankedMutex g_order_mutex{shareq::ctld::LockRank::VictimOrder};
 VictimOrder g_order;
 
 struct Request {
@@ -101,7 +101,7 @@ std::optional<Request> request_of(Preemptor p) {
 }
 
 void remember_order(const Request& r, time_t now) {
-  const std::lock_guard<std::mutex> lock(g_order_mutex);
+  const shareq::ctld::RankedLock lock(g_order_mutex);
   if (g_order.preemptor == r.job.id && g_order.generation == r.snapshot->generation() &&
       g_order.config_version == r.config->version) {
     return;
@@ -148,7 +148,7 @@ struct PreemptorState {
   bool in_flight = false;          // its victims are still ending: it preempts nothing more
   std::optional<Request> request;  // nullopt: not a job shareq decides for
 };
-std::mutex g_preemptor_mutex;
+shareq::ctld::RankedMutex g_preemptor_mutex{shareq::ctld::LockRank::PreemptorCache};
 PreemptorState g_preemptor;
 
 PreemptorKey key_of(const job_record_t* job, time_t now, uint64_t config_version) {
@@ -176,7 +176,7 @@ bool preemptable(Preemptor preemptor, Preemptee preemptee) {
   if (preemptee.job == nullptr || never_a_candidate(preemptee.job)) return false;
   if (preemptor.job == nullptr) return false;
   const time_t now = time(nullptr);
-  const std::lock_guard<std::mutex> lock(g_preemptor_mutex);
+  const shareq::ctld::RankedLock lock(g_preemptor_mutex);
   const PreemptorState& state = preemptor_state_locked(preemptor, now);
   // A job whose victims are still ending preempts nothing more (reclaim_claims.hpp).
   if (state.in_flight || !state.request) return false;
@@ -192,7 +192,7 @@ bool preemptable(Preemptor preemptor, Preemptee preemptee) {
 
 uint32_t sort_key(const job_record_t* job) {
   if (job == nullptr) return kNotAVictim;
-  const std::lock_guard<std::mutex> lock(g_order_mutex);
+  const shareq::ctld::RankedLock lock(g_order_mutex);
   const auto it = g_order.rank.find(job->job_id);
   return it != g_order.rank.end() ? it->second : kNotAVictim;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "policy/fair_share.hpp"
+#include "lock_order.hpp"
 #include "policy/usage.hpp"
 #include "slurmctld_headers.hpp"
 
@@ -110,6 +111,7 @@ void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
   locks.assoc = WRITE_LOCK;
   locks.qos = WRITE_LOCK;
   locks.tres = READ_LOCK;
+  ctld::assert_no_shareq_lock("assoc_mgr_lock");
   assoc_mgr_lock(&locks);
   const int tres_cnt = slurmctld_tres_cnt;
   const int64_t elapsed = now - last_ran;
@@ -160,6 +162,7 @@ void accrue_job_tail(job_record_t* job, int64_t last_ran) {
   locks.assoc = WRITE_LOCK;
   locks.qos = WRITE_LOCK;
   locks.tres = READ_LOCK;
+  ctld::assert_no_shareq_lock("assoc_mgr_lock");
   assoc_mgr_lock(&locks);
   add_job_usage(job, static_cast<double>(seconds), slurmctld_tres_cnt);
   assoc_mgr_unlock(&locks);
@@ -196,6 +199,7 @@ void release_run_seconds(job_record_t* job) {
   assoc_mgr_lock_t locks{};
   locks.assoc = WRITE_LOCK;
   locks.qos = WRITE_LOCK;
+  ctld::assert_no_shareq_lock("assoc_mgr_lock");
   assoc_mgr_lock(&locks);
   const auto subtract = [&](uint64_t* run_secs) {
     for (int i = 0; i < tres_cnt; ++i) {

@@ -111,6 +111,7 @@ List factors_list(priority_factors_request_msg_t* req, uid_t uid) {
   job_read_lock.job = READ_LOCK;
   job_read_lock.node = READ_LOCK;
   job_read_lock.part = READ_LOCK;
+  shareq::ctld::assert_no_shareq_lock("lock_slurmctld");
   lock_slurmctld(job_read_lock);
   std::vector<part_record_t*> parts;
   if (req->partitions != nullptr) {

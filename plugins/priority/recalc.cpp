@@ -37,8 +37,8 @@ constexpr int64_t kDefaultPeriod = 5;
 constexpr int kRerankDuty = 10;
 constexpr const char* kStateFile = "shareq_usage";
 
-std::mutex g_mutex;  // guards the flags below; never held while taking Slurm's locks
-std::condition_variable g_wake;
+ctld::RankedMutex g_mutex{ctld::LockRank::RecalcSignal};  // guards the flags below
+std::condition_variable_any g_wake;
 bool g_stop = false;
 bool g_poke = false;          // a whole pass now (reconfigure)
 bool g_jobs_changed = false;  // a job started or ended since the pending jobs were last ranked
@@ -85,13 +85,13 @@ struct RankedShares {
   std::shared_ptr<const policy::DecayedUsage> usage;
   policy::ShareRanks ranks;
 };
-std::mutex g_ranks_mutex;
+ctld::RankedMutex g_ranks_mutex{ctld::LockRank::Ranks};
 std::shared_ptr<const RankedShares> g_ranks;
 
 std::shared_ptr<const RankedShares> ranked_shares(
     std::shared_ptr<const ctld::RunningSnapshot> snapshot,
     std::shared_ptr<const policy::DecayedUsage> usage) {
-  const std::lock_guard<std::mutex> lock(g_ranks_mutex);
+  const ctld::RankedLock lock(g_ranks_mutex);
   if (!g_ranks || g_ranks->snapshot != snapshot || g_ranks->usage != usage) {
     auto ranked = std::make_shared<RankedShares>();
     ranked->ranks = policy::rank_shares(snapshot->ledger(), *usage);
@@ -135,7 +135,7 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
 
 // What the last ranking's within-quota jobs take of each share's quota: a job submitted since is
 // ranked behind them (priority_of), until the re-ranking its submission asks for.
-std::mutex g_taken_mutex;
+ctld::RankedMutex g_taken_mutex{ctld::LockRank::QuotaTaken};
 policy::QuotaAhead g_taken;
 
 // A job that may start now: not held, its BeginTime passed (a requeued victim's is in the future).
@@ -181,7 +181,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   }
   for (job_record_t* job : outside) set_priority(job, kOutside, now);
   {
-    const std::lock_guard<std::mutex> lock(g_taken_mutex);
+    const ctld::RankedLock lock(g_taken_mutex);
     g_taken = std::move(ranking.taken);
   }
   ctld::publish_pending_priorities(config->version, std::move(highest));
@@ -208,6 +208,7 @@ void pass() {
   (void)ctld::gpu_tres_pos();  // resolve before any assoc_mgr lock is held
   const int64_t half_life = ctld::decay_half_life_s();
   slurmctld_lock_t job_write_lock = ranking_locks();
+  ctld::assert_no_shareq_lock("lock_slurmctld");
   lock_slurmctld(job_write_lock);
   const int64_t now = time(nullptr);
   ctld::UsageStore& store = ctld::usage_store();
@@ -226,6 +227,7 @@ void pass() {
   // Warm pools: expiry, nodes that went down, each warm node's Extra (node write lock).
   slurmctld_lock_t node_write_lock{};
   node_write_lock.node = WRITE_LOCK;
+  ctld::assert_no_shareq_lock("lock_slurmctld");
   lock_slurmctld(node_write_lock);
   ctld::warm_periodic(time(nullptr));
   unlock_slurmctld(node_write_lock);
@@ -245,6 +247,7 @@ void rerank() {
   if (!config) return;
   (void)ctld::gpu_tres_pos();
   slurmctld_lock_t job_write_lock = ranking_locks();
+  ctld::assert_no_shareq_lock("lock_slurmctld");
   lock_slurmctld(job_write_lock);
   reprioritize(config, time(nullptr));
   unlock_slurmctld(job_write_lock);
@@ -263,7 +266,7 @@ void run_logged(const char* what, Work work) {
 
 void on_jobs_changed() {
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
+    const ctld::RankedLock lock(g_mutex);
     g_jobs_changed = true;
   }
   g_wake.notify_all();
@@ -277,7 +280,7 @@ void run() {
            static_cast<long long>(period_s));
   Clock::time_point next_pass = Clock::now();
   Clock::time_point next_rerank = next_pass;
-  std::unique_lock<std::mutex> lock(g_mutex);
+  std::unique_lock<ctld::RankedMutex> lock(g_mutex);
   while (!g_stop) {
     const Clock::time_point now = Clock::now();
     const bool whole = g_poke || now >= next_pass;
@@ -325,7 +328,7 @@ uint32_t priority_of(job_record_t* job) {
   const auto ranked = current_ranks(config);
   policy::PriorityFactors f;
   {
-    const std::lock_guard<std::mutex> lock(g_taken_mutex);
+    const ctld::RankedLock lock(g_taken_mutex);
     f = policy::prioritize(ranked->ranks, ranked->snapshot->ledger(), *pending, g_taken);
   }
   store_factors(job, parts_of(f));
@@ -343,7 +346,7 @@ bool start_recalc() {
       log_info("priority: usage state read from %s", path.c_str());
     }
   }
-  const std::lock_guard<std::mutex> lock(g_mutex);
+  const ctld::RankedLock lock(g_mutex);
   g_stop = false;
   g_thread = std::thread(run);
   ctld::set_jobs_changed_listener(on_jobs_changed);
@@ -353,7 +356,7 @@ bool start_recalc() {
 void stop_recalc() {
   ctld::set_jobs_changed_listener(nullptr);
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
+    const ctld::RankedLock lock(g_mutex);
     g_stop = true;
   }
   g_wake.notify_all();
@@ -369,7 +372,7 @@ void stop_recalc() {
 
 void wake_recalc() {
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
+    const ctld::RankedLock lock(g_mutex);
     g_poke = true;
   }
   g_wake.notify_all();

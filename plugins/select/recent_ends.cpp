@@ -1,9 +1,9 @@
 #include "recent_ends.hpp"
 
 #include <algorithm>
-#include <mutex>
 #include <vector>
 
+#include "controller_state.hpp"
 #include "slurm_conf_access.hpp"
 
 #pragma weak cg_node_bitmap  // slurmctld-only: this plugin also loads in slurmd and clients
@@ -11,20 +11,14 @@
 namespace shareq::select {
 namespace {
 
-struct Ended {
-  time_t at = 0;
-  std::vector<int> nodes;  // node indexes
-};
+using Ended = ctld::RecentEndsPart::Ended;
 
-std::mutex g_mutex;
-std::vector<Ended> g_ended;  // oldest first
-
-// Forgets the ends older than the time worth waiting. g_mutex held.
-void prune_locked(time_t now) {
+// Forgets the ends older than the time worth waiting. Its mutex held.
+void prune_locked(ctld::RecentEndsPart& ends, time_t now) {
   const time_t oldest = now - ctld::job_end_allowance_s();
-  const auto kept =
-      std::find_if(g_ended.begin(), g_ended.end(), [&](const Ended& e) { return e.at >= oldest; });
-  g_ended.erase(g_ended.begin(), kept);
+  const auto kept = std::find_if(ends.ended.begin(), ends.ended.end(),
+                                 [&](const Ended& e) { return e.at >= oldest; });
+  ends.ended.erase(ends.ended.begin(), kept);
 }
 
 }  // namespace
@@ -36,9 +30,10 @@ void job_ended(const job_record_t* job, time_t now) {
   for (int64_t i = bit_ffs(job->node_bitmap); i >= 0 && i <= last; ++i) {
     if (bit_test(job->node_bitmap, i)) ended.nodes.push_back(static_cast<int>(i));
   }
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  prune_locked(now);
-  g_ended.push_back(std::move(ended));
+  ctld::RecentEndsPart& ends = ctld::controller_state().recent_ends;
+  const ctld::RankedLock lock(ends.mutex);
+  prune_locked(ends, now);
+  ends.ended.push_back(std::move(ended));
 }
 
 std::vector<policy::CompletingNode> completing_nodes(const part_record_t* partition,
@@ -48,9 +43,10 @@ std::vector<policy::CompletingNode> completing_nodes(const part_record_t* partit
       partition->node_bitmap == nullptr) {
     return out;
   }
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  prune_locked(now);
-  for (const Ended& e : g_ended) {
+  ctld::RecentEndsPart& ends = ctld::controller_state().recent_ends;
+  const ctld::RankedLock lock(ends.mutex);
+  prune_locked(ends, now);
+  for (const Ended& e : ends.ended) {
     for (const int i : e.nodes) {
       if (bit_test(cg_node_bitmap, i) && bit_test(partition->node_bitmap, i)) {
         out.push_back({family, e.at});

@@ -4,7 +4,8 @@
 // epilog). Such a node is worth waiting for while its job can still be ending normally: for
 // KillWait + 2 x MessageTimeout + 10 s after the end, as long as a reclaim waits for victims that
 // end without a grace period (reclaim_claims.hpp). A node stuck COMPLETING longer (a hung epilog,
-// an unkillable process) holds nothing back. slurmctld only; thread-safe.
+// an unkillable process) holds nothing back. slurmctld only; thread-safe. The list of ends is
+// ControllerState::recent_ends (controller_state.hpp).
 #pragma once
 
 #include <ctime>

@@ -31,8 +31,10 @@ struct EndedJob {
   int64_t keep_alive_s = 0;        // --keep-alive
 };
 
-// A job waiting to start. Its image is the digest resolved at submission (or pinned by the user).
-struct PendingJob {
+// A job waiting to start, as warm-pool matching sees it (policy::PendingJob is the same job as
+// the quota policy sees it). Its image is the digest resolved at submission (or pinned by the
+// user).
+struct JobToStart {
   JobId id = 0;
   std::string user;
   uint32_t uid = 0;

@@ -71,7 +71,7 @@ WarmPoolKey make_key(const std::vector<MatchField>& match, const EndedJob& job) 
                         static_cast<uint32_t>(job.nodes.size())});
 }
 
-WarmPoolKey make_key(const std::vector<MatchField>& match, const PendingJob& job,
+WarmPoolKey make_key(const std::vector<MatchField>& match, const JobToStart& job,
                      const std::string& partition) {
   return key_of(match, {job.image_digest, job.account, job.user, partition, job.node_count});
 }

@@ -34,7 +34,7 @@ struct WarmPoolKeyHash {
 
 // The key of an ended job, and of a pending job for one of its partitions.
 WarmPoolKey make_key(const std::vector<MatchField>& match, const EndedJob& job);
-WarmPoolKey make_key(const std::vector<MatchField>& match, const PendingJob& job,
+WarmPoolKey make_key(const std::vector<MatchField>& match, const JobToStart& job,
                      const std::string& partition);
 
 // "image,account,user,partition,nodes" (WarmPoolMatch's own spelling), in the order given.

@@ -18,7 +18,7 @@ void add_candidates(std::vector<std::string>& out, const WarmPool& pool,
 
 }  // namespace
 
-NodeAdvice advise_placement(const WarmPoolRegistry& registry, const PendingJob& job,
+NodeAdvice advise_placement(const WarmPoolRegistry& registry, const JobToStart& job,
                             const std::vector<std::string>& candidates, Time now) {
   NodeAdvice advice;
   const WarmPool* chosen = registry.match(job, now, &candidates);

@@ -26,7 +26,7 @@ struct NodeAdvice {
 // Advice for `job` among `candidates` (the nodes the job could run on now) at `now`. Only
 // waiting, unexpired pools count; every list is a sorted subset of `candidates`. Another pool
 // the job matches is avoided, never forbidden. A pure function of its arguments.
-NodeAdvice advise_placement(const WarmPoolRegistry& registry, const PendingJob& job,
+NodeAdvice advise_placement(const WarmPoolRegistry& registry, const JobToStart& job,
                             const std::vector<std::string>& candidates, Time now);
 
 }  // namespace shareq::warm

@@ -26,7 +26,7 @@ bool all_in(const std::vector<std::string>& nodes, const std::vector<std::string
 }
 
 // The index of the first of the job's partitions for which it has the pool's key.
-std::optional<size_t> matching_partition(const WarmPool& pool, const PendingJob& job) {
+std::optional<size_t> matching_partition(const WarmPool& pool, const JobToStart& job) {
   for (size_t i = 0; i < job.partitions.size(); ++i) {
     if (make_key(pool.match, job, job.partitions[i]) == pool.key) return i;
   }
@@ -70,7 +70,7 @@ WarmSettings WarmSettings::from_config(const Config& config, std::string_view wa
   return settings;
 }
 
-bool matches(const WarmPool& pool, const PendingJob& job) {
+bool matches(const WarmPool& pool, const JobToStart& job) {
   return matching_partition(pool, job).has_value();
 }
 
@@ -184,7 +184,7 @@ WarmPoolRegistry::JobEnd WarmPoolRegistry::on_job_end(const EndedJob& job, EndCa
   return result;
 }
 
-const WarmPool* WarmPoolRegistry::match(const PendingJob& job, Time now,
+const WarmPool* WarmPoolRegistry::match(const JobToStart& job, Time now,
                                         const std::vector<std::string>* free_nodes) const {
   const WarmPool* best = nullptr;
   size_t best_partition = 0;
@@ -203,7 +203,7 @@ const WarmPool* WarmPoolRegistry::match(const PendingJob& job, Time now,
   return best;
 }
 
-Result<WarmPool> WarmPoolRegistry::claim(PoolId id, const PendingJob& job, Time now) {
+Result<WarmPool> WarmPoolRegistry::claim(PoolId id, const JobToStart& job, Time now) {
   auto it = pools_.find(id);
   const std::string name = "wp-" + std::to_string(id);
   if (it == pools_.end()) return Error{"warm pool", name + " does not exist (it ended)"};

@@ -81,12 +81,12 @@ class WarmPoolRegistry {
   // job's partitions and, when `free_nodes` is given, all its nodes are in it. Several: the
   // job's earlier partition first, then the pool expiring first, then the lower id. nullptr
   // when none. The pointer is valid until the registry changes.
-  [[nodiscard]] const WarmPool* match(const PendingJob& job, Time now,
+  [[nodiscard]] const WarmPool* match(const JobToStart& job, Time now,
                                       const std::vector<std::string>* free_nodes = nullptr) const;
 
   // `job` starts on pool `id`: InUse, the job appended to reused_by. Errors: no such live pool,
   // not waiting (already InUse), expired at `now`, or the job does not match its key.
-  Result<WarmPool> claim(PoolId id, const PendingJob& job, Time now);
+  Result<WarmPool> claim(PoolId id, const JobToStart& job, Time now);
 
   // Waiting pools whose expires_at <= now become Expired, leave, and are returned (by id).
   // Entries of ended_early() past their deadline are dropped.
@@ -133,6 +133,6 @@ class WarmPoolRegistry {
 };
 
 // True when `job`, for one of its partitions, has the pool's key.
-bool matches(const WarmPool& pool, const PendingJob& job);
+bool matches(const WarmPool& pool, const JobToStart& job);
 
 }  // namespace shareq::warm

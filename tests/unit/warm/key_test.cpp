@@ -63,7 +63,7 @@ TEST(MatchKey, PendingJobMatchesThroughAnyOfItsPartitions) {
 
 TEST(MatchKey, EqualKeysHashEqual) {
   const WarmPoolKey a = make_key(kAll, EndedJob(Ended(1)));
-  const WarmPoolKey b = make_key(kAll, PendingJob(Pending(2)), "p4");
+  const WarmPoolKey b = make_key(kAll, JobToStart(Pending(2)), "p4");
   EXPECT_EQ(a, b);
   EXPECT_EQ(WarmPoolKeyHash{}(a), WarmPoolKeyHash{}(b));
   std::unordered_set<WarmPoolKey, WarmPoolKeyHash> keys = {

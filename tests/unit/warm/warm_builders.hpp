@@ -79,8 +79,8 @@ class Pending : public JobFacts<Pending> {
     nodes_ = n;
     return *this;
   }
-  operator PendingJob() const {  // NOLINT(google-explicit-constructor)
-    return PendingJob{id_, user_, uid_, account_, partitions_, image_, nodes_};
+  operator JobToStart() const {  // NOLINT(google-explicit-constructor)
+    return JobToStart{id_, user_, uid_, account_, partitions_, image_, nodes_};
   }
 
  private:
