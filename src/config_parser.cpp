@@ -15,7 +15,7 @@
 
 #include "config.hpp"
 #include "config_settings.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 #include "text.hpp"
 #include "units.hpp"
 

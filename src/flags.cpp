@@ -1,7 +1,8 @@
 // The submission flags' value parsers (--share, --share-priority, --image, --keep-alive).
 #include <limits>
 
-#include "submission.hpp"
+#include "config.hpp"
+#include "flags.hpp"
 #include "text.hpp"
 
 namespace shareq {

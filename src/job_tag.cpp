@@ -1,12 +1,8 @@
-// The job tag: a Submission as one line on the job record, and back.
-//   "shareq:share=NAME,priority=N,keep_alive=S[,image=REF]"
-// Fields in that order, comma-separated, with no space so that the tag stays one word in
-// `scontrol -o show job` and sacct's parsable output; every value canonical (lower-case share, no
-// leading zeros, lower-case digest), so decode_submission(s) succeeds exactly on
-// encode_submission's output and encode(decode(s)) == s.
+// The job tag (job_tag.hpp): encoding a Submission, and decoding exactly what was encoded.
 #include <limits>
 
-#include "submission.hpp"
+#include "flags.hpp"
+#include "job_tag.hpp"
 #include "text.hpp"
 
 namespace shareq {

@@ -5,9 +5,13 @@
 #include <slurm/slurm_errno.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <string>
 
+#include "policy/held_capacity.hpp"
+#include "slurm_job_info.hpp"
 #include "text.hpp"
 #include "tres.hpp"
 
@@ -43,18 +47,18 @@ std::string user_name(uint32_t uid) {
   return std::to_string(uid);
 }
 
-JobState state_of(uint32_t job_state) {
-  if (job_state & JOB_COMPLETING) return JobState::Other;  // its allocation is being released
-  switch (job_state & JOB_STATE_BASE) {
-    case JOB_PENDING:
-      return JobState::Pending;
-    case JOB_RUNNING:
-      return JobState::Running;
-    case JOB_SUSPENDED:
-      return JobState::Suspended;
-    default:
-      return JobState::Other;
+// A Slurm host list ("p4n[1-3],p5n1") one name each, as libslurm expands it.
+std::vector<std::string> expand_hosts(const char* list) {
+  std::vector<std::string> names;
+  if (list == nullptr || list[0] == '\0') return names;
+  hostlist_t hosts = slurm_hostlist_create(list);
+  if (hosts == nullptr) return names;
+  while (char* host = slurm_hostlist_shift(hosts)) {
+    names.emplace_back(host);
+    free(host);  // NOLINT(cppcoreguidelines-no-malloc): libslurm's malloc'd string
   }
+  slurm_hostlist_destroy(hosts);
+  return names;
 }
 
 // squeue's %r: the plugin's words when it set them, else Slurm's reason name.
@@ -63,33 +67,13 @@ std::string reason_of(const slurm_job_info_t& job) {
   return str(slurm_job_reason_string(static_cast<enum job_state_reason>(job.state_reason)));
 }
 
+// job_info_of's plain fields, plus what needs libslurm or the system.
 JobInfo job_of(const slurm_job_info_t& job) {
-  JobInfo info;
-  info.id = job.job_id;
+  JobInfo info = job_info_of(job);
   info.user = user_name(job.user_id);
-  info.account = str(job.account);
-  for (std::string_view partition : text::split(str(job.partition), ',')) {
-    if (!partition.empty()) info.partitions.emplace_back(partition);
-  }
-  info.state = state_of(job.job_state);
   info.state_name = str(slurm_job_state_string(job.job_state));
-  const std::string requested = str(job.tres_req_str);
-  const std::string allocated = str(job.tres_alloc_str);
-  if (info.state == JobState::Pending) {
-    info.nodes = std::max<int64_t>({tres_count(requested, "node"), int64_t{job.num_nodes}, 1});
-    info.gpus = tres_count(requested, "gres/gpu");
-  } else {
-    // As the plugins count it: what the job was allocated, or its request when that is larger.
-    info.nodes = job.num_nodes;
-    info.gpus = std::max(tres_count(requested, "gres/gpu"), tres_count(allocated, "gres/gpu"));
-    info.node_list = str(job.nodes);
-  }
-  info.admin_comment = str(job.admin_comment);
-  info.system_comment = str(job.system_comment);
+  if (info.state != JobState::Pending) info.node_names = expand_hosts(job.nodes);
   info.reason = reason_of(job);
-  info.priority = job.priority;
-  info.submit_time = job.submit_time;
-  info.start_time = job.start_time;
   return info;
 }
 
@@ -110,15 +94,53 @@ Result<std::vector<NodeInfo>> load_nodes() {
   init_once();
   node_info_msg_t* msg = nullptr;
   if (slurm_load_node(0, &msg, SHOW_ALL) != SLURM_SUCCESS) return slurm_error("nodes");
+  partition_info_msg_t* parts = nullptr;
+  if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
+    slurm_free_node_info_msg(msg);
+    return slurm_error("partitions");
+  }
+  slurm_populate_node_partitions(msg, parts);  // each node's partitions, as scontrol shows them
   std::vector<NodeInfo> nodes;
   nodes.reserve(msg->record_count);
   for (uint32_t i = 0; i < msg->record_count; ++i) {
     const node_info_t& node = msg->node_array[i];
     if (node.name == nullptr) continue;  // a hole in the table (future / cloud nodes)
-    nodes.push_back({node.name, str(node.extra)});
+    NodeInfo info{node.name, str(node.extra), {}, 0, false};
+    const std::string partitions = str(node.partitions);  // split's views point into it
+    for (std::string_view partition : text::split(partitions, ',')) {
+      if (!partition.empty()) info.partitions.emplace_back(partition);
+    }
+    info.gpus = tres_count(str(node.tres_fmt_str), "gres/gpu");
+    info.completing = (node.node_state & NODE_STATE_COMPLETING) != 0;
+    nodes.push_back(std::move(info));
   }
+  slurm_free_partition_info_msg(parts);
   slurm_free_node_info_msg(msg);
   return nodes;
+}
+
+Result<int64_t> load_job_end_allowance() {
+  init_once();
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) return slurm_error("the configuration");
+  const int64_t allowance = policy::job_end_allowance_s(conf->kill_wait, conf->msg_timeout);
+  slurm_free_ctl_conf(conf);
+  return allowance;
+}
+
+Result<ClusterData> load_cluster_data() {
+  ClusterData data;
+  Result<std::vector<JobInfo>> jobs = load_jobs();
+  if (!jobs) return jobs.error();
+  Result<std::vector<NodeInfo>> nodes = load_nodes();
+  if (!nodes) return nodes.error();
+  Result<int64_t> allowance = load_job_end_allowance();
+  if (!allowance) return allowance.error();
+  data.jobs = std::move(jobs).value();
+  data.nodes = std::move(nodes).value();
+  data.job_end_allowance_s = allowance.value();
+  data.now = static_cast<int64_t>(std::time(nullptr));
+  return data;
 }
 
 Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) {

@@ -12,8 +12,14 @@ namespace shareq::tool {
 
 // Every job slurmctld knows (pending, running, and recently ended).
 Result<std::vector<JobInfo>> load_jobs();
-// Every node, with its Extra field.
+// Every node, with its Extra field, partitions, configured GPUs and whether it is COMPLETING.
 Result<std::vector<NodeInfo>> load_nodes();
+// slurmctld's KillWait + 2 x MessageTimeout + 10 s (policy::job_end_allowance_s), from the
+// configuration it runs with.
+Result<int64_t> load_job_end_allowance();
+// Jobs, nodes and that allowance, read now: what `shareq status` and `shareq why` build their
+// ClusterState from.
+Result<ClusterData> load_cluster_data();
 // Sets the Extra field of `nodes` (a Slurm node list, "p4n[1-2]"); needs an admin (root or
 // SlurmUser). The Error names the nodes and libslurm's reason.
 Result<bool> set_node_extra(const std::string& nodes, const std::string& extra);

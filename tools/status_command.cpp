@@ -38,12 +38,15 @@ int run_status(std::span<const std::string> args, std::ostream& out, std::ostrea
         << config->file << "; families: " << text::join(family_names(*config)) << "\n";
     return kExitUsage;
   }
-  Result<std::vector<JobInfo>> jobs = load_jobs();
-  if (!jobs) {
-    err << "shareq: status: " << jobs.error().to_string() << "\n";
+  Result<ClusterData> data = load_cluster_data();
+  if (!data) {
+    err << "shareq: status: " << data.error().to_string() << "\n";
     return kExitFailed;
   }
-  const ClusterState state(*config, std::move(jobs).value());
+  const ClusterState state(*config, std::move(data).value());
+  for (const std::string& problem : state.problems()) {
+    err << "shareq: status: warning: " << problem << "\n";
+  }
   const std::vector<FamilyStatus> families = family_status(state, options->family);
   out << (options->json ? format_status_json(families) : format_status(families));
   return kExitOk;

@@ -13,6 +13,9 @@ ShareStatus share_status(const ClusterState& state, policy::ShareId s, policy::F
   row.quota = rule->quota;
   row.usage = ledger.usage(s, f);
   row.borrowed = ledger.borrowed(s, f);
+  for (const policy::HeldCapacity& held : state.view().held) {
+    if (held.share == s && held.family == f) row.reserved += held.amount;
+  }
   row.borrow_limit = rule->borrow_limit;
   row.lend_limit = rule->lend_limit;
   for (const policy::RunningJob& job : state.running()) {
@@ -29,7 +32,7 @@ ShareStatus share_status(const ClusterState& state, policy::ShareId s, policy::F
   return row;
 }
 
-FamilyStatus one_family(const ClusterState& state, policy::FamilyId f) {
+FamilyStatus one_family(const ClusterState& state, policy::FamilyId f, int64_t now) {
   const policy::Ledger& ledger = state.ledger();
   const policy::FamilyInfo& info = state.policy().family(f);
   FamilyStatus family{info.name,
@@ -41,7 +44,13 @@ FamilyStatus one_family(const ClusterState& state, policy::FamilyId f) {
                       ledger.lendable(f),
                       0,
                       0,
+                      std::nullopt,
+                      {},
                       {}};
+  if (const JobInfo* next = state.next_to_start(f, now)) {
+    family.next_job = next->id;
+    family.next_share = to_lower(next->account);
+  }
   for (size_t s = 0; s < state.policy().share_count(); ++s) {
     const auto share = static_cast<policy::ShareId>(s);
     if (state.policy().rule(share, f) == nullptr) continue;
@@ -66,7 +75,7 @@ std::vector<FamilyStatus> family_status(const ClusterState& state,
   for (size_t f = 0; f < state.policy().family_count(); ++f) {
     const auto id = static_cast<policy::FamilyId>(f);
     if (family && state.policy().family(id).name != *family) continue;
-    out.push_back(one_family(state, id));
+    out.push_back(one_family(state, id, state.now()));
   }
   return out;
 }
@@ -84,7 +93,14 @@ std::string format_status(const std::vector<FamilyStatus>& families) {
                   std::to_string(s.pending_jobs), cell(s.demand)});
     }
   }
-  return summary.render() + "\n" + shares.render();
+  std::string next;
+  for (const FamilyStatus& f : families) {
+    next += "next to start in " + f.name + ": " +
+            (f.next_job ? "job " + std::to_string(*f.next_job) + " (" + f.next_share + ")"
+                        : std::string("none (every pending job waits)")) +
+            "\n";
+  }
+  return summary.render() + "\n" + shares.render() + "\n" + next;
 }
 
 std::string format_status_json(const std::vector<FamilyStatus>& families) {
@@ -97,7 +113,8 @@ std::string format_status_json(const std::vector<FamilyStatus>& families) {
            ",\"idle\":" + json_amount(f.idle) + ",\"borrowed\":" + json_amount(f.borrowed) +
            ",\"lendable\":" + json_amount(f.lendable) +
            ",\"pending_jobs\":" + std::to_string(f.pending_jobs) +
-           ",\"demand\":" + json_amount(f.demand) + ",\"shares\":[";
+           ",\"demand\":" + json_amount(f.demand) +
+           ",\"next_job\":" + (f.next_job ? std::to_string(*f.next_job) : "null") + ",\"shares\":[";
     for (size_t j = 0; j < f.shares.size(); ++j) {
       const ShareStatus& s = f.shares[j];
       if (j > 0) out += ",";
@@ -107,7 +124,8 @@ std::string format_status_json(const std::vector<FamilyStatus>& families) {
              ",\"lend_limit\":" + json_amount(s.lend_limit) +
              ",\"running_jobs\":" + std::to_string(s.running_jobs) +
              ",\"pending_jobs\":" + std::to_string(s.pending_jobs) +
-             ",\"demand\":" + json_amount(s.demand) + "}";
+             ",\"demand\":" + json_amount(s.demand) + ",\"reserved\":" + json_amount(s.reserved) +
+             "}";
     }
     out += "]}";
   }

@@ -1,6 +1,5 @@
 // shareq why JOBID [--config FILE]
 #include <array>
-#include <ctime>
 #include <ostream>
 
 #include "cluster_state.hpp"
@@ -35,19 +34,22 @@ int run_why(std::span<const std::string> args, std::ostream& out, std::ostream& 
   }
   std::optional<Config> config = load_command_config(*options, "why", err);
   if (!config) return kExitFailed;
-  Result<std::vector<JobInfo>> jobs = load_jobs();
-  if (!jobs) {
-    err << "shareq: why: " << jobs.error().to_string() << "\n";
+  Result<ClusterData> data = load_cluster_data();
+  if (!data) {
+    err << "shareq: why: " << data.error().to_string() << "\n";
     return kExitFailed;
   }
-  const ClusterState state(*config, std::move(jobs).value());
+  const ClusterState state(*config, std::move(data).value());
+  for (const std::string& problem : state.problems()) {
+    err << "shareq: why: warning: " << problem << "\n";
+  }
   const auto job_id = static_cast<uint32_t>(id.value);
   if (state.job(job_id) == nullptr) {
     err << "shareq: why: slurmctld does not know job " << job_id
         << " (it never existed, or ended more than MinJobAge ago: see sacct)\n";
     return kExitFailed;
   }
-  out << explain_job(state, job_id, static_cast<int64_t>(std::time(nullptr)));
+  out << explain_job(state, job_id, state.now());
   return kExitOk;
 }
 

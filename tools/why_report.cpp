@@ -65,10 +65,14 @@ std::optional<int64_t> first_reclaimable(const ClusterState& state, ShareId s, F
 // What policy::decide() says the job does now in `f`, in words: the scheduler's own decision.
 std::string outlook(const ClusterState& state, const policy::PendingJob& job, FamilyId f,
                     int64_t amount, int64_t now) {
-  const policy::Decision d = policy::decide(state.view(), job, f, now);
+  const policy::Decision d = state.decide(job, f, now);
   switch (d.verdict) {
     case policy::Verdict::Start:
       if (job.awaiting_victims) return "the jobs it preempted are ending; it starts once they have";
+      if (d.no_room == policy::kAwaitingCompletingNode) {
+        return "it fits now, nothing to preempt; if no node has room it waits for a node that is "
+               "still cleaning up after a job that ended, rather than reclaim";
+      }
       return "it fits now, nothing to preempt; it starts when Slurm's scheduler reaches it";
     case policy::Verdict::Preempt: {
       const bool reclaim = d.victims.front().kind == policy::PreemptKind::Reclaim;
@@ -110,18 +114,10 @@ std::string outlook(const ClusterState& state, const policy::PendingJob& job, Fa
   }
 }
 
-std::string place_in_order(const ClusterState& state, const JobInfo& info, FamilyId f) {
+std::string place_in_order(const ClusterState& state, const JobInfo& info, FamilyId f,
+                           int64_t now) {
   if (info.priority == 0) return "held (Slurm priority 0): it does not start until released";
-  std::vector<const JobInfo*> queue;
-  for (const policy::PendingJob& p : state.pending()) {
-    const JobInfo* other = state.job(p.id);
-    const bool here = std::any_of(p.requests.begin(), p.requests.end(),
-                                  [&](const policy::FamilyRequest& r) { return r.family == f; });
-    if (here && other != nullptr && other->priority > 0) queue.push_back(other);
-  }
-  std::sort(queue.begin(), queue.end(), [](const JobInfo* a, const JobInfo* b) {
-    return a->priority != b->priority ? a->priority > b->priority : a->id < b->id;
-  });
+  const std::vector<const JobInfo*> queue = state.queue(f);
   const auto it = std::find(queue.begin(), queue.end(), &info);
   const int position = static_cast<int>(it - queue.begin()) + 1;
   std::string text = ordinal(position) + " of " + std::to_string(queue.size()) +
@@ -134,7 +130,36 @@ std::string place_in_order(const ClusterState& state, const JobInfo& info, Famil
   if (!ahead.empty()) {
     text += "; ahead: " + text::join(ahead) + (position - 1 > 5 ? ", ..." : "");
   }
-  return text;
+  const JobInfo* next = state.next_to_start(f, now);
+  if (next == &info) return text + "; it starts next";
+  return text + "; " +
+         (next != nullptr ? "job " + std::to_string(next->id) + " starts next"
+                          : std::string("no pending job can start now"));
+}
+
+// What slurmctld does with the job in `f` now, by the same decide() (job_test_hook.cpp), and so
+// the reason squeue shows: a Wait sets its words; a Start whose job finds no node with room sets
+// no_room's; otherwise the reason is Slurm's own until the job starts.
+std::string decision_line(const ClusterState& state, const JobInfo& info,
+                          const policy::PendingJob& job, FamilyId f, int64_t now) {
+  if (info.priority == 0) return "none while it is held: the reason is Slurm's own";
+  const policy::Decision d = state.decide(job, f, now);
+  switch (d.verdict) {
+    case policy::Verdict::Wait:
+      return "waits; slurmctld's reason: " + d.words;
+    case policy::Verdict::Preempt:
+      return "preempts " + job_list(d.victims) + " and starts (a reason of Slurm's own meanwhile)";
+    case policy::Verdict::Start:
+      break;
+  }
+  if (!d.no_room.empty()) {
+    // slurmctld sets these words when its scheduler tries the job and finds no node with room;
+    // until such a try, the reason is Slurm's own.
+    return "starts once a node has room; until then Slurm's own reason, or after a try that "
+           "found none, slurmctld's reason: shareq: " +
+           d.no_room;
+  }
+  return "starts (a reason of Slurm's own until it does)";
 }
 
 void line(std::string& out, std::string_view label, const std::string& value) {
@@ -170,7 +195,8 @@ std::string explain_pending(const ClusterState& state, const JobInfo& info,
       line(out, "family " + name + ":", summary);
       line(out, "  waits for:", outlook(state, job, f, request.amount, now));
     }
-    line(out, "  order:", place_in_order(state, info, f));
+    line(out, "  decision:", decision_line(state, info, job, f, now));
+    line(out, "  order:", place_in_order(state, info, f, now));
   }
   line(out, "comment:", info.system_comment);
   return out;
@@ -252,8 +278,18 @@ std::string explain_job(const ClusterState& state, uint32_t job_id, int64_t now)
   }
   std::string out = "job " + std::to_string(info.id) + ": " + info.state_name + ", user " +
                     info.user + ", account " + info.account + "\n";
-  if (info.state == JobState::Pending || info.state == JobState::Running ||
-      info.state == JobState::Suspended) {
+  const auto claim = std::find_if(
+      state.claims().begin(), state.claims().end(), [&](const policy::ReclaimClaim& c) {
+        return std::find(c.victims.begin(), c.victims.end(), info.id) != c.victims.end();
+      });
+  if (claim != state.claims().end() &&
+      (info.state == JobState::Running || info.state == JobState::Suspended)) {
+    line(out, "shareq:",
+         "preempted by job " + std::to_string(claim->job) +
+             ", which waits for it to end: what it holds already counts as job " +
+             std::to_string(claim->job) + "'s");
+  } else if (info.state == JobState::Pending || info.state == JobState::Running ||
+             info.state == JobState::Suspended) {
     line(out, "shareq:",
          "does not govern this job: its account has no Share= line, or none of its "
          "partitions is in a family of shareq.conf");

@@ -1,5 +1,6 @@
 #include "slurm_conf_access.hpp"
 
+#include "policy/held_capacity.hpp"
 #include "slurmctld_headers.hpp"
 
 namespace shareq::ctld {
@@ -17,7 +18,7 @@ int64_t decay_half_life_s() { return slurm_conf.priority_decay_hl; }
 int64_t priority_calc_period_s() { return slurm_conf.priority_calc_period; }
 
 int64_t job_end_allowance_s() {
-  return int64_t{slurm_conf.kill_wait} + 2 * int64_t{slurm_conf.msg_timeout} + 10;
+  return policy::job_end_allowance_s(slurm_conf.kill_wait, slurm_conf.msg_timeout);
 }
 
 }  // namespace shareq::ctld

@@ -8,6 +8,7 @@
 
 #include "controller_state.hpp"
 #include "log.hpp"
+#include "policy/held_capacity.hpp"
 #include "slurmctld_headers.hpp"
 
 namespace shareq::ctld {
@@ -125,14 +126,8 @@ std::optional<policy::PendingJob> pending_job(const LoadedConfig& config, JobRec
 
 std::optional<policy::HeldCapacity> held_capacity(const policy::Policy& policy,
                                                   const ReservedPool& pool) {
-  policy::JobRecord record;
-  record.account = pool.account;
-  record.partitions = {pool.partition};
-  record.nodes = static_cast<int64_t>(pool.nodes.size());
-  record.gpus = clamp(pool.gpus);
-  const auto r = policy::as_running(policy, record);
-  if (!r) return std::nullopt;
-  return policy::HeldCapacity{pool.pool, r->share, r->family, r->amount};
+  return policy::held_capacity(policy, pool.pool, pool.account, pool.partition,
+                               static_cast<int64_t>(pool.nodes.size()), clamp(pool.gpus));
 }
 
 namespace {

@@ -1,28 +1,33 @@
-// The C++ face of usage_file.h: reads and writes the file (StateSaveLocation/shareq_usage).
+// The decayed-usage state file of priority/shareq, StateSaveLocation/shareq_usage:
+//
+//   # shareq decayed usage: SHARE FAMILY UNIT_SECONDS
+//   version=1
+//   last_ran=1700000000
+//   prodexp1 p4 7200.5
+//
+// The text's format and parser are the core's (usage_format.hpp); this is the file itself,
+// written atomically (PATH.new, fsync, rename: state_file.hpp). A file that is missing,
+// truncated or malformed in any way is refused as a whole, with the line at fault; the caller
+// then starts from zero.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "ctld_api.hpp"
 #include "result.hpp"
-#include "usage_file.h"
 #include "usage_format.hpp"
 
 namespace shareq::ctld {
 
-// The file's text, its records and their parser are in the core (usage_format.hpp); this is
-// the file itself.
 using shareq::format_usage;
 using shareq::parse_usage;
 using shareq::UsageFile;
 using shareq::UsageRecord;
 
+// The file's records; an Error naming the path (and the line at fault) when it is missing or bad.
 SHAREQ_CTLD_API Result<UsageFile> read_usage_file(const std::string& path);
-// nullopt on success, else the error sentence.
+// nullopt on success, else the error sentence (naming the path).
 SHAREQ_CTLD_API std::optional<std::string> write_usage_file(const std::string& path,
                                                             const UsageFile& file);
 

@@ -7,7 +7,7 @@
 #include "image_digests.hpp"
 #include "imagecache/store.hpp"
 #include "log.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 
 namespace shareq::submit {
 namespace {

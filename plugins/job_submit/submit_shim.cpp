@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "config.hpp"
+#include "flags.hpp"
+#include "job_tag.hpp"
 #include "submission.hpp"
 
 // Not slurm_xlator.h: its `#define error slurm_error` would rename Result::error(). The shim

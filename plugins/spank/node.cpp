@@ -15,7 +15,7 @@
 
 #include "imagecache/image_cache.hpp"
 #include "node_paths.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 #include "warm/digest_file.hpp"
 #include "warm/node_files.hpp"
 #include "warm/pool.hpp"

@@ -11,7 +11,7 @@
 #include "node_library.hpp"
 #include "node_paths.hpp"
 #include "slurm_conf_path.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 
 namespace shareq::spank_plugin {
 namespace {

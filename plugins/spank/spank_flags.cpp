@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "submission.hpp"
+#include "flags.hpp"
 
 namespace {
 

@@ -27,7 +27,7 @@
 #include "config.hpp"
 #include "imagecache/store.hpp"
 #include "result.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 #include "warm/eviction.hpp"
 
 namespace shareq::imagecache {

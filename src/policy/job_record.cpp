@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "job_tag.hpp"
+
 namespace shareq::policy {
 namespace {
 

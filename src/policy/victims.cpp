@@ -6,7 +6,7 @@
 
 #include "policy/quota_math.hpp"
 #include "policy/reclaim_order.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 
 namespace shareq::policy {
 

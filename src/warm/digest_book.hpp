@@ -14,7 +14,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "submission.hpp"
+#include "flags.hpp"
 
 namespace shareq::warm {
 

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "flags.hpp"
+#include "job_tag.hpp"
 #include "submission.hpp"
 
 namespace {

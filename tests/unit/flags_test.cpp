@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "submission.hpp"
+#include "flags.hpp"
 
 namespace shareq {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "submission.hpp"
+#include "job_tag.hpp"
 
 namespace shareq {
 

@@ -1,0 +1,52 @@
+/*
+ * priority/shareq's priority as sprio's columns (plugins/ctld/sprio_factors.h): the factors add up
+ * to exactly the priority Slurm schedules by, for a job within quota, a borrowing job and a job
+ * outside every family.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sprio_factors.h"
+
+static double sprio_total(const priority_factors_object_t* o) {
+  return o->priority_age + o->priority_assoc + o->priority_fs + o->priority_js + o->priority_part +
+         o->priority_qos + ((double)o->priority_site - NICE_OFFSET) -
+         ((double)o->nice - NICE_OFFSET);
+}
+
+static void sprio_columns_add_up_to_the_priority(void** state) {
+  (void)state;
+  /* within quota: tier 2^30, share rank 3, --share-priority 80 */
+  shareq_priority_parts_t within = {true, (1u << 30) + 3 * 128 + 80 + 1, 1u << 30, 3, 80};
+  priority_factors_object_t o;
+  memset(&o, 0, sizeof(o));
+  shareq_fill_priority_factors(&within, &o);
+  assert_int_equal(o.priority_site - NICE_OFFSET, (1u << 30) + 1);
+  assert_true(o.priority_fs == 3 * 128);
+  assert_true(o.priority_assoc == 80);
+  assert_int_equal(o.nice, NICE_OFFSET);
+  assert_true(o.priority_age == 0 && o.tres_cnt == 0 && o.priority_tres == NULL);
+  assert_true(sprio_total(&o) == within.priority);
+
+  shareq_priority_parts_t borrow = {true, 2 * 128 + 10 + 1, 0, 2, 10};
+  shareq_fill_priority_factors(&borrow, &o);
+  assert_int_equal(o.priority_site - NICE_OFFSET, 1);
+  assert_true(sprio_total(&o) == borrow.priority);
+
+  shareq_priority_parts_t outside = {false, 0, 0, 0, 0};
+  shareq_fill_priority_factors(&outside, &o);
+  assert_true(sprio_total(&o) == SHAREQ_OUTSIDE_PRIORITY);
+  assert_true(o.priority_fs == 0 && o.priority_assoc == 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(sprio_columns_add_up_to_the_priority),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
