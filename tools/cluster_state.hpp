@@ -33,7 +33,6 @@
 #include "policy/ledger.hpp"
 #include "policy/policy.hpp"
 #include "policy/reclaim_claims.hpp"
-#include "submission.hpp"
 
 namespace shareq::tool {
 

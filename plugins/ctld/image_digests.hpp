@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ctld_api.hpp"
-#include "submission.hpp"
+#include "flags.hpp"
 #include "warm/digest_book.hpp"
 
 namespace shareq::ctld {

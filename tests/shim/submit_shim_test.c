@@ -1,5 +1,5 @@
 /*
- * job_submit/shareq's translation layer (plugins/job_submit/submit_shim.h) against fake Slurm
+ * The plugins' C layer over the core (plugins/common/submit_shim.h) against fake Slurm
  * allocators: reading the forwarded flags from spank_job_env, splitting partitions, writing the
  * canonical values back, and the error message a user sees.
  */

@@ -1,5 +1,6 @@
 /*
- * job_submit/shareq's translation layer between Slurm's job fields and the policy core, with a C
+ * The plugins' translation layer between Slurm's job fields and the policy core (job_submit/shareq
+ * writes a job with it, libshareq_ctld reads the environment and shareq.conf's handle), with a C
  * interface so that it can be tested with CMocka against fake Slurm allocators. It uses Slurm's
  * xmalloc family (slurm_xstrdup, slurm_xrecalloc, slurm_xfree) for everything it stores in a job,
  * since Slurm frees those fields.
