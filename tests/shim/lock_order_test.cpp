@@ -1,14 +1,15 @@
-// plugins/ctld/lock_order.cpp: the lock order check of builds without NDEBUG. An inversion, a
-// lock taken twice, or a Slurm lock taken under a shareq lock aborts the process with a line
-// naming both locks; each such case runs in a child process, whose end and words are checked.
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
+// plugins/ctld/lock_order.cpp: the lock order check of SHAREQ_LOCK_ORDER_CHECK builds. An
+// inversion, a lock taken twice, or a Slurm lock taken under a shareq lock aborts the process with
+// a line naming both locks; each such case runs in a child process, whose end and words are
+// checked.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
+#include <csetjmp>  // cmocka.h needs jmp_buf, va_list and size_t declared before it
+#include <cstdarg>
+#include <cstddef>
 #include <csignal>
 #include <cstring>
 #include <functional>
