@@ -37,6 +37,7 @@ struct JobTestArgs {
   List preemptee_candidates;
   List* preemptee_job_list;
   bitstr_t* exc_core_bitmap;
+  time_t now;  // read once per call: every rule of one decision sees the same instant
 };
 
 // Called by slurmctld with the job write lock and node/partition locks held (scheduler, backfill

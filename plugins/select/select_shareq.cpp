@@ -113,8 +113,8 @@ extern "C" int select_p_job_test(job_record_t* job_ptr, bitstr_t* node_bitmap, u
                                  bitstr_t* exc_core_bitmap) {
   // NOLINTEND(readability-non-const-parameter)
   const shareq::select::JobTestArgs args{
-      job_ptr, node_bitmap,          min_nodes,          max_nodes,      req_nodes,
-      mode,    preemptee_candidates, preemptee_job_list, exc_core_bitmap};
+      job_ptr, node_bitmap,          min_nodes,          max_nodes,       req_nodes,
+      mode,    preemptee_candidates, preemptee_job_list, exc_core_bitmap, time(nullptr)};
   return guarded(
       SLURM_ERROR, [&] { return shareq::select::job_test(args); },
       [](const char* what) { report("job_test", what); });
