@@ -38,6 +38,7 @@ extern "C" {
 #include "slurmctld_headers.hpp"
 #include "submit_shim.h"
 #include "submit_shim_internal.hpp"
+#include "two_family_conf.h"
 
 namespace policy = shareq::policy;
 
@@ -108,16 +109,7 @@ namespace {
 
 // ---- the cluster -----------------------------------------------------------------------------
 
-// p4 counts nodes, p5 GPUs; debug is in no family. ProdExp2 has quota in both families.
-constexpr const char* kConf =
-    "Family=p4 Partitions=p4 Capacity=node=4\n"
-    "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
-    "Share=ProdExp1 Family=p4 Quota=node=2\n"
-    "Share=ProdExp2 Family=p4 Quota=node=2\n"
-    "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"
-    "Share=Research Family=p5 Quota=gres/gpu=16\n"
-    "DefaultPriority=50\n"
-    "MaxKeepAlive=3600\n";
+constexpr const char* kConf = SHAREQ_TWO_FAMILY_CONF;
 
 constexpr time_t kSubmit = 1'700'000'000;
 constexpr time_t kStart = 1'700'000'600;

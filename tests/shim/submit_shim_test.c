@@ -15,16 +15,9 @@
 
 #include "fake_xmalloc.h"
 #include "submit_shim.h"
+#include "two_family_conf.h"
 
-static const char* const kConf =
-    "Family=p4 Partitions=p4 Capacity=node=4\n"
-    "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
-    "Share=ProdExp1 Family=p4 Quota=node=2\n"
-    "Share=ProdExp2 Family=p4 Quota=node=2\n"
-    "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"
-    "Share=Research Family=p5 Quota=gres/gpu=16\n"
-    "DefaultPriority=50\n"
-    "MaxKeepAlive=3600\n";
+static const char* const kConf = SHAREQ_TWO_FAMILY_CONF;
 
 /* A job as job_submit sees it, owning xmalloc'd fields. */
 typedef struct {
