@@ -64,7 +64,7 @@ std::vector<policy::ReclaimClaim> claims_of(const policy::Policy& policy,
                                             const std::vector<JobInfo>& jobs,
                                             std::vector<policy::PendingJob>& pending, int64_t now,
                                             int64_t allowance) {
-  const int64_t lifetime = std::max<int64_t>(policy.preempt_grace_time_s, 0) + allowance;
+  const int64_t lifetime = policy::claim_lifetime_s(policy.preempt_grace_time_s, allowance);
   std::vector<policy::ReclaimClaim> claims;
   for (policy::PendingJob& p : pending) {
     policy::ReclaimClaim claim{

@@ -48,7 +48,7 @@ void save_locked(ClaimsPart& c) {
 
 int64_t claim_lifetime_s(const LoadedConfig* config) {
   const int64_t grace = config != nullptr ? config->policy.preempt_grace_time_s : 0;
-  return std::max<int64_t>(grace, 0) + job_end_allowance_s();
+  return policy::claim_lifetime_s(grace, job_end_allowance_s());
 }
 
 // Drops the claims whose victims have had all the time they can take. Its mutex held.

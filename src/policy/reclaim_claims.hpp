@@ -26,6 +26,13 @@ struct ReclaimClaim {
   bool operator==(const ReclaimClaim&) const = default;
 };
 
+// How long a claim lasts after its victims were signalled: the time they can take to end,
+// PreemptGraceTime (below 0 counts as 0) plus the job-end allowance (held_capacity.hpp's
+// job_end_allowance_s). Past it the claimant is decided afresh, in slurmctld and in the tool.
+constexpr Time claim_lifetime_s(Time preempt_grace_time_s, Time job_end_allowance_s) {
+  return (preempt_grace_time_s > 0 ? preempt_grace_time_s : 0) + job_end_allowance_s;
+}
+
 // `running` with every claim's victims removed and every claimant added (start_time = since),
 // sorted by job id. A claimant that already appears in `running` (it started) is kept once, as it
 // runs. Does not modify its inputs.

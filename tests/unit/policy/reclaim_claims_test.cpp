@@ -127,5 +127,13 @@ TEST(ReclaimInFlight, AnotherShareNeverPicksTheVictimsOfAClaim) {
   EXPECT_EQ(after.usage("c", "gpu"), 4);
 }
 
+// The lifetime slurmctld and the tool both give a claim: PreemptGraceTime (never below 0) plus
+// the job-end allowance (KillWait 5 + 2 x MessageTimeout 10 + 10 = 35 here).
+TEST(ClaimLifetime, IsTheGraceTimeNeverBelowZeroPlusTheJobEndAllowance) {
+  EXPECT_EQ(claim_lifetime_s(60, 35), 95);
+  EXPECT_EQ(claim_lifetime_s(0, 35), 35);
+  EXPECT_EQ(claim_lifetime_s(-5, 35), 35);
+}
+
 }  // namespace
 }  // namespace shareq::policy::testing
