@@ -10,6 +10,9 @@ import uuid
 
 DEFAULT_TIMEOUT = 60.0
 POLL_INTERVAL = 0.25
+# A running job shows SIGNALING while slurmctld delivers a signal to it (a preemption's SIGTERM
+# at the start of its grace time): it is still running.
+RUNNING_STATES = ("RUNNING", "SIGNALING")
 
 
 class WaitTimeout(AssertionError):

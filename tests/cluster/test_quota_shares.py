@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from slurm import wait_until
+from slurm import RUNNING_STATES, wait_until
 
 BASE = """
 Family=p4 Partitions=p4 Capacity=node={p4_capacity}
@@ -503,7 +503,7 @@ def test_a_victim_keeps_running_for_its_grace_time_after_sigterm(shares):
     assert victims == [max(fill)], f"one victim, the youngest borrowed job: {victims}"
     victim = victims[0]
     term_at = stamps(out / f"{victim}.term")[0]
-    assert info["JobState"] == "RUNNING" and info.get("Restarts", "0") == "0", \
+    assert info["JobState"] in RUNNING_STATES and info.get("Restarts", "0") == "0", \
         f"the victim got SIGTERM from its requeue, not at the start of a grace time: {info}"
     assert info.get("PreemptTime", "None") != "None", info
 
@@ -511,7 +511,7 @@ def test_a_victim_keeps_running_for_its_grace_time_after_sigterm(shares):
     # (Slurm counts whole seconds from PreemptTime, which is at most 1 s before the signal.)
     grace_ends = term_at + grace - 1.5
     while time.time() < grace_ends:
-        assert c.job_state(victim) == "RUNNING" and restarts(c, victim) == 0, \
+        assert c.job_state(victim) in RUNNING_STATES and restarts(c, victim) == 0, \
             f"the victim was requeued {time.time() - term_at:.1f}s after SIGTERM, grace {grace}s"
         assert c.job_state(owner) == "PENDING", "the reclaiming job started during the grace time"
         time.sleep(0.25)

@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from slurm import WaitTimeout, wait_until
+from slurm import RUNNING_STATES, WaitTimeout, wait_until
 
 GRACE = 60  # the victim runs on this long after it is warned: the reclaim stays in flight
 
@@ -181,7 +181,7 @@ def test_why_and_status_agree_with_the_scheduler_with_pools_reclaims_and_borrowe
                           warned, timeout=30)
     except WaitTimeout as e:
         raise AssertionError(f"{e}; the queue:\n{queue(c)}") from None
-    assert info["JobState"] == "RUNNING", info
+    assert info["JobState"] in RUNNING_STATES, info
 
     # Pending meanwhile: prodexp1 (root's job: not the pool's owner, so not the pool's match),
     # prodexp2 beyond its quota, research beyond its quota.
@@ -195,7 +195,7 @@ def test_why_and_status_agree_with_the_scheduler_with_pools_reclaims_and_borrowe
     # the reclaimer waits, each for a reason of shareq's.
     scheduler_decided(c, waiting[1:])
     check_every_pending_job_agrees(c, waiting, "shareq why to agree with squeue during the reclaim")
-    assert c.job_state(victim) == "RUNNING", "the reclaim was still in flight during the check"
+    assert c.job_state(victim) in RUNNING_STATES, "the reclaim was still in flight during the check"
 
     # status: usage as the scheduler's ledger counts it (the pool is prodexp1's usage; the
     # reclaimer counts, its victim no longer), and the job that starts next.
