@@ -25,7 +25,11 @@
 
 extern "C" {
 #include "src/slurmctld/job_scheduler.h"
+#if __has_include("src/interfaces/preempt.h")
+#include "src/interfaces/preempt.h"  // 23.02+
+#else
 #include "src/slurmctld/preempt.h"
+#endif
 }
 
 SHAREQ_EXPORT const char plugin_name[] = "shareq preemption plugin";

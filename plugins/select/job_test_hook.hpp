@@ -22,7 +22,7 @@
 // Jobs outside every family go to cons_tres unchanged.
 #pragma once
 
-#include "slurm_select.hpp"
+#include "select_ops.h"
 
 namespace shareq::select {
 
@@ -34,9 +34,17 @@ struct JobTestArgs {
   uint32_t max_nodes;
   uint32_t req_nodes;
   uint16_t mode;  // SELECT_MODE_RUN_NOW / TEST_ONLY / WILL_RUN
-  List preemptee_candidates;
-  List* preemptee_job_list;
+  list_t* preemptee_candidates;
+  list_t** preemptee_job_list;
+  // Passed to cons_tres unchanged (select_ops.h: SHAREQ_SELECT_JOB_TEST_TAIL_PARAMS).
+#if SHAREQ_SLURM_JOB_TEST_RESV_EXC
+  resv_exc_t* resv_exc_ptr;
+#else
   bitstr_t* exc_core_bitmap;
+#endif
+#if SHAREQ_SLURM_JOB_TEST_WILL_RUN_DATA
+  will_run_data_t* will_run_ptr;
+#endif
 };
 
 // Called by slurmctld with the job write lock and node/partition locks held (scheduler, backfill
