@@ -5,6 +5,7 @@
 #include <slurm/slurm_errno.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
@@ -16,8 +17,15 @@
 #include "tres.hpp"
 
 // Exported by libslurm and used by squeue and scontrol for the same columns, but not declared in
-// <slurm/slurm.h>: declared here with their 22.05 signatures.
+// <slurm/slurm.h>: declared here with each release's signature (src/common/slurm_protocol_defs.h;
+// 24.11: src/common/job_state_reason.h, renamed).
+#if SLURM_VERSION_NUMBER > SLURM_VERSION_NUM(22, 5, 0xff)  // 24.11 and 26.05
+extern "C" const char* slurm_job_state_reason_string(enum job_state_reason inx);
+#define SHAREQ_JOB_REASON_STRING slurm_job_state_reason_string
+#else
 extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
+#define SHAREQ_JOB_REASON_STRING slurm_job_reason_string
+#endif
 extern "C" char* slurm_job_state_string(uint32_t inx);
 
 namespace shareq::tool {
@@ -31,7 +39,7 @@ void init_once() {
 }
 
 Error slurm_error(const std::string& what) {
-  const int code = slurm_get_errno();
+  const int code = errno;  // libslurm's API sets errno (slurm_get_errno() is gone in 24.11)
   return Error{"slurmctld",
                "cannot load " + what + ": " + str(slurm_strerror(code)) +
                    " (is slurmctld running and SLURM_CONF pointing at its slurm.conf?)"};
@@ -51,7 +59,8 @@ std::string user_name(uint32_t uid) {
 std::vector<std::string> expand_hosts(const char* list) {
   std::vector<std::string> names;
   if (list == nullptr || list[0] == '\0') return names;
-  hostlist_t hosts = slurm_hostlist_create(list);
+  // hostlist_t is a pointer in 22.05 and the struct itself from 23.11: auto* fits both.
+  auto* hosts = slurm_hostlist_create(list);
   if (hosts == nullptr) return names;
   while (char* host = slurm_hostlist_shift(hosts)) {
     names.emplace_back(host);
@@ -64,7 +73,7 @@ std::vector<std::string> expand_hosts(const char* list) {
 // squeue's %r: the plugin's words when it set them, else Slurm's reason name.
 std::string reason_of(const slurm_job_info_t& job) {
   if (job.state_desc != nullptr && job.state_desc[0] != '\0') return job.state_desc;
-  return str(slurm_job_reason_string(static_cast<enum job_state_reason>(job.state_reason)));
+  return str(SHAREQ_JOB_REASON_STRING(static_cast<enum job_state_reason>(job.state_reason)));
 }
 
 // job_info_of's plain fields, plus what needs libslurm or the system.
@@ -152,8 +161,8 @@ Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) 
   update.node_names = names.data();
   update.extra = text.data();
   if (slurm_update_node(&update) != SLURM_SUCCESS) {
-    return Error{"slurmctld", "cannot set Extra on " + nodes + ": " +
-                                  str(slurm_strerror(slurm_get_errno())) +
+    const int code = errno;
+    return Error{"slurmctld", "cannot set Extra on " + nodes + ": " + str(slurm_strerror(code)) +
                                   " (ending a pool needs root or SlurmUser)"};
   }
   return true;

@@ -21,8 +21,8 @@
 #define SHAREQ_SLURM_AT_LEAST(major, minor) \
   (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM((major), (minor), 0))
 
-#define SHAREQ_SLURM_SERIES(major, minor)                                      \
-  (SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) == (major) &&                     \
+#define SHAREQ_SLURM_SERIES(major, minor)                  \
+  (SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) == (major) && \
    SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER) == (minor))
 
 #if !(SHAREQ_SLURM_SERIES(22, 5) || SHAREQ_SLURM_SERIES(24, 11) || SHAREQ_SLURM_SERIES(26, 5))
@@ -46,6 +46,17 @@
  * controller calls priority_p_get_priority_factors_list(uid) with the job, node and partition read
  * locks and the assoc_mgr QOS read lock held. One struct in 22.05, split in 24.11 (23.11). */
 #define SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT SHAREQ_SLURM_AT_LEAST(23, 11)
+/* The state_reason with which select_nodes() keeps a select plugin's state_desc (squeue's reason
+ * words). 22.05: WAIT_BLOCK_D_ACTION (a BlueGene leftover). 24.11 removed the BlueGene reasons and
+ * keeps no plugin's words: select_nodes() sets Resources and frees state_desc after a refusal, so
+ * shareq's words are lost there (the job shows Resources) until they are set another way. */
+#if SHAREQ_SLURM_SERIES(22, 5)
+#define SHAREQ_SLURM_SELECT_REASON WAIT_BLOCK_D_ACTION
+#define SHAREQ_SLURM_SELECT_REASON_KEPT 1
+#else
+#define SHAREQ_SLURM_SELECT_REASON WAIT_RESOURCES
+#define SHAREQ_SLURM_SELECT_REASON_KEPT 0
+#endif
 /* slurmctld loads only SelectType, whose id must be cons_tres's 109 (25.05). */
 #define SHAREQ_SLURM_SELECT_ONLY_ONE SHAREQ_SLURM_AT_LEAST(25, 5)
 

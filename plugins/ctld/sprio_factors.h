@@ -40,8 +40,7 @@ typedef struct shareq_priority_parts {
 /* Sets the factor fields of `out` (priority_*, nice, tres_cnt = 0; direct_prio = 0 where the
  * factors and the sprio row are one struct, 22.05); leaves job_id, partition, user_id and
  * cluster_name alone. Frees nothing: `out` must hold no TRES arrays. */
-void shareq_fill_priority_factors(const shareq_priority_parts_t* parts,
-                                  priority_factors_t* out);
+void shareq_fill_priority_factors(const shareq_priority_parts_t* parts, priority_factors_t* out);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 //
 // Slurm's candidate list is built from preempt_p_preemptable() and sorted by get_data(PRIO),
 // lower first; select/shareq then hands cons_tres exactly pick_victims()'s victims, in order.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <optional>

@@ -66,8 +66,7 @@ bool holds_factors(const priority_factors_t& f, const shareq_priority_parts_t& p
 // periodic pass finds most jobs unchanged).
 void store_factors(job_record_t* job, const shareq_priority_parts_t& parts) {
   if (job->prio_factors == nullptr) {
-    job->prio_factors =
-        static_cast<priority_factors_t*>(xmalloc(sizeof(priority_factors_t)));
+    job->prio_factors = static_cast<priority_factors_t*>(xmalloc(sizeof(priority_factors_t)));
   } else if (holds_factors(*job->prio_factors, parts)) {
     return;
   }

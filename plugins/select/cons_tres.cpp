@@ -25,16 +25,14 @@ bool bind(void* handle, const char* symbol, SelectOps& ops) {
 bool bind_all(void* h, SelectOps& o) {
 #define SHAREQ_BIND(member, symbol, ret, params, args) &&bind<&SelectOps::member>(h, #symbol, o)
   return bind<&SelectOps::plugin_id>(h, "plugin_id", o) &&
-         bind<&SelectOps::job_test>(h, "select_p_job_test", o)
-             SHAREQ_SELECT_OPS(SHAREQ_BIND);
+         bind<&SelectOps::job_test>(h, "select_p_job_test", o) SHAREQ_SELECT_OPS(SHAREQ_BIND);
 #undef SHAREQ_BIND
 }
 
 #if SHAREQ_SLURM_SERIES(22, 5)
 // 22.05's select.h has Slurm's own table: shareq's must match it member for member.
-#define SHAREQ_SAME_AS_SLURM(member, symbol, ret, params, args)                        \
-  static_assert(std::is_same_v<decltype(SelectOps::member),                           \
-                               decltype(slurm_select_ops_t::member)>,                 \
+#define SHAREQ_SAME_AS_SLURM(member, symbol, ret, params, args)                                    \
+  static_assert(std::is_same_v<decltype(SelectOps::member), decltype(slurm_select_ops_t::member)>, \
                 "select_ops.h: " #symbol " differs from Slurm's slurm_select_ops_t");
 SHAREQ_SELECT_OPS(SHAREQ_SAME_AS_SLURM)
 SHAREQ_SAME_AS_SLURM(job_test, select_p_job_test, , , )

@@ -27,8 +27,9 @@ namespace {
 
 namespace policy = shareq::policy;
 
-// The one reason select_nodes() leaves with its state_desc (see job_test_hook.hpp).
-constexpr uint32_t kShareqReason = WAIT_BLOCK_D_ACTION;
+// The one reason select_nodes() leaves with its state_desc (see job_test_hook.hpp), where the
+// release has one (slurm_compat.h).
+constexpr uint32_t kShareqReason = SHAREQ_SLURM_SELECT_REASON;
 
 int forward_plain(const JobTestArgs& a, list_t* candidates) {
   return cons_tres().ops().job_test(a.job_ptr, a.node_bitmap, a.min_nodes, a.max_nodes, a.req_nodes,

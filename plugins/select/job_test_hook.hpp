@@ -14,9 +14,10 @@
 //  - A job that starts now without preemption on one node is offered the GPU best-fit nodes
 //    first (gpu_packing.hpp), then every node.
 //  - A refused job's squeue reason is describe()'s words (state_desc). Its state_reason is
-//    WAIT_BLOCK_D_ACTION: select_nodes() keeps a select plugin's state_desc only for that reason
-//    (and WAIT_BLOCK_MAX_ERR); for any other it resets the reason to Resources and drops the
-//    words. Once the job passes admit() again the reason is cleared.
+//    SHAREQ_SLURM_SELECT_REASON (slurm_compat.h): in 22.05 WAIT_BLOCK_D_ACTION, for which (and
+//    WAIT_BLOCK_MAX_ERR) select_nodes() keeps a select plugin's state_desc; for any other it
+//    resets the reason to Resources and drops the words, as 24.11 does for every reason. Once
+//    the job passes admit() again the reason is cleared.
 //  - Victims that cons_tres picks in RUN_NOW get SystemComment "shareq: preempted by job N
 //    (reclaim|in-share): ..." (scontrol show job), and the preemption is logged.
 // Jobs outside every family go to cons_tres unchanged.

@@ -72,9 +72,15 @@ extern "C" int fini(void) {
 // NOLINTBEGIN(readability-non-const-parameter)
 extern "C" int select_p_job_test SHAREQ_SELECT_JOB_TEST_PARAMS {
   // NOLINTEND(readability-non-const-parameter)
-  const shareq::select::JobTestArgs args{
-      job_ptr, node_bitmap,          min_nodes,          max_nodes, req_nodes,
-      mode,    preemptee_candidates, preemptee_job_list, SHAREQ_SELECT_JOB_TEST_TAIL_NAMES};
+  const shareq::select::JobTestArgs args{job_ptr,
+                                         node_bitmap,
+                                         min_nodes,
+                                         max_nodes,
+                                         req_nodes,
+                                         mode,
+                                         preemptee_candidates,
+                                         preemptee_job_list,
+                                         SHAREQ_SELECT_JOB_TEST_TAIL_NAMES};
   return guarded(
       SLURM_ERROR, [&] { return shareq::select::job_test(args); },
       [](const char* what) { report("job_test", what); });

@@ -9,6 +9,7 @@ extern "C" {
 #include "src/slurmctld/slurmctld.h"
 #include "src/common/log.h"
 #include "src/common/run_in_daemon.h"
+#include "src/common/xstring.h"
 #if __has_include("src/interfaces/select.h")
 #include "src/interfaces/select.h"  // 23.02+
 #else
