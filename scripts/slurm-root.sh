@@ -8,6 +8,9 @@
 # Usage: slurm-root.sh RELEASE [setup]          create or update the root; prints its path
 #        slurm-root.sh RELEASE path             print the root's path (no changes)
 #        slurm-root.sh RELEASE src              print the configured source tree's path in the root
+#        slurm-root.sh RELEASE build [BUILD_DIR] build this repository in the root against the
+#                                               release's configured source, then run ctest
+#                                               (BUILD_DIR default: build-RELEASE, in the repo)
 #        slurm-root.sh RELEASE run [--bind DIR]... [--] CMD [ARG]...
 #                                               run CMD in the root (as root), with /proc, /sys,
 #                                               /dev and each DIR (default: this repository)
@@ -36,7 +39,7 @@ case "$release" in
   24.11 | trixie) suite=trixie release=24.11 ;;
   26.05 | sid) suite=sid release=26.05 ;;
   22.05 | bookworm) die "22.05 is this machine's own Slurm (Debian 12): it needs no root" ;;
-  *) die "usage: $prog 24.11|26.05 [setup|path|src|run [--bind DIR]... [--] CMD...]" ;;
+  *) die "usage: $prog 24.11|26.05 [setup|path|src|build [DIR]|run [--bind DIR]... [--] CMD...]" ;;
 esac
 [ $# -ge 2 ] && shift 2 || shift 1
 
@@ -179,6 +182,24 @@ case "$action" in
       "source $(cat "$state/src")" >&2
     echo "$root"
     ;;
+  build)
+    require_root
+    [ -s "$state/src" ] || die "$root has no configured source yet: run $prog $release setup"
+    build_dir=${1:-build-$release}
+    case "$build_dir" in /*) ;; *) build_dir=$repo/$build_dir ;; esac
+    case "$build_dir" in "$repo"/*) ;; *) die "BUILD_DIR must be inside $repo (bound into the root)" ;; esac
+    jobs=${SHAREQ_JOBS:-2}
+    ccache_dir=${CCACHE_DIR:-/var/cache/shareq-ccache}
+    mkdir -p "$ccache_dir"
+    # The root's compiler and Slurm; the machine's ccache folder (its entries are per compiler).
+    build_script="set -e
+      export CCACHE_DIR=$ccache_dir CCACHE_BASEDIR=$repo CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=10G
+      cmake -S $repo -B $build_dir -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON \
+        -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DSLURM_SRC_DIR=$(cat "$state/src") >/dev/null
+      nice -n 10 cmake --build $build_dir -j$jobs
+      nice -n 10 ctest --test-dir $build_dir -j$jobs --output-on-failure"
+    timed "build and ctest in $build_dir" in_root "$repo" "$ccache_dir" -- bash -c "$build_script"
+    ;;
   run)
     require_root
     [ -f "$state/packages" ] || die "$root is not set up: run $prog $release setup"
@@ -200,5 +221,5 @@ case "$action" in
     [ ${#binds[@]} -gt 0 ] || binds=("$repo")
     in_root "${binds[@]}" -- "$@"
     ;;
-  *) die "unknown action '$action' (setup, path, src, run)" ;;
+  *) die "unknown action '$action' (setup, path, src, build, run)" ;;
 esac
