@@ -12,20 +12,13 @@
 #include <string>
 
 #include "policy/held_capacity.hpp"
+#include "slurm_api_compat.h"
 #include "slurm_job_info.hpp"
 #include "text.hpp"
 #include "tres.hpp"
 
 // Exported by libslurm and used by squeue and scontrol for the same columns, but not declared in
-// <slurm/slurm.h>: declared here with each release's signature (src/common/slurm_protocol_defs.h;
-// 24.11: src/common/job_state_reason.h, renamed).
-#if SLURM_VERSION_NUMBER > SLURM_VERSION_NUM(22, 5, 0xff)  // 24.11 and 26.05
-extern "C" const char* slurm_job_state_reason_string(enum job_state_reason inx);
-#define SHAREQ_JOB_REASON_STRING slurm_job_state_reason_string
-#else
-extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
-#define SHAREQ_JOB_REASON_STRING slurm_job_reason_string
-#endif
+// <slurm/slurm.h> (the reason's name: slurm_api_compat.h).
 extern "C" char* slurm_job_state_string(uint32_t inx);
 
 namespace shareq::tool {
@@ -73,7 +66,7 @@ std::vector<std::string> expand_hosts(const char* list) {
 // squeue's %r: the plugin's words when it set them, else Slurm's reason name.
 std::string reason_of(const slurm_job_info_t& job) {
   if (job.state_desc != nullptr && job.state_desc[0] != '\0') return job.state_desc;
-  return str(SHAREQ_JOB_REASON_STRING(static_cast<enum job_state_reason>(job.state_reason)));
+  return str(shareq_slurm_job_reason_string(static_cast<enum job_state_reason>(job.state_reason)));
 }
 
 // job_info_of's plain fields, plus what needs libslurm or the system.
@@ -133,7 +126,7 @@ Result<int64_t> load_job_end_allowance() {
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) return slurm_error("the configuration");
   const int64_t allowance = policy::job_end_allowance_s(conf->kill_wait, conf->msg_timeout);
-  slurm_free_ctl_conf(conf);
+  shareq_slurm_free_ctl_conf(conf);
   return allowance;
 }
 

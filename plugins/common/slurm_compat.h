@@ -16,18 +16,8 @@
 
 #include "config.h"
 
-#include "slurm/slurm.h"
-
-#define SHAREQ_SLURM_AT_LEAST(major, minor) \
-  (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM((major), (minor), 0))
-
-#define SHAREQ_SLURM_SERIES(major, minor)                  \
-  (SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER) == (major) && \
-   SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER) == (minor))
-
-#if !(SHAREQ_SLURM_SERIES(22, 5) || SHAREQ_SLURM_SERIES(24, 11) || SHAREQ_SLURM_SERIES(26, 5))
-#error "shareq supports Slurm 22.05, 24.11 and 26.05; SLURM_SRC_DIR is another release"
-#endif
+/* The public API's layer, and SHAREQ_SLURM_AT_LEAST / SHAREQ_SLURM_SERIES. */
+#include "slurm_api_compat.h"
 
 /* ---- Interface features, by the release that introduced them (SchedMD's tags) ------------- */
 

@@ -38,6 +38,31 @@ SHAREQ_SELECT_OPS(SHAREQ_SAME_AS_SLURM)
 SHAREQ_SAME_AS_SLURM(job_test, select_p_job_test, , , )
 SHAREQ_SAME_AS_SLURM(plugin_id, plugin_id, , , )
 #undef SHAREQ_SAME_AS_SLURM
+#else
+// Later releases keep their table in select.c; where Slurm's select_g_* wrapper takes exactly the
+// plugin's parameters (select.h), shareq's member must have that type.
+#define SHAREQ_SAME_AS_WRAPPER(member, wrapper)                                  \
+  static_assert(std::is_same_v<decltype(SelectOps::member), decltype(&wrapper)>, \
+                "select_ops.h: " #member " differs from Slurm's " #wrapper "()");
+SHAREQ_SAME_AS_WRAPPER(job_test, select_g_job_test)
+SHAREQ_SAME_AS_WRAPPER(state_save, select_g_state_save)
+SHAREQ_SAME_AS_WRAPPER(state_restore, select_g_state_restore)
+SHAREQ_SAME_AS_WRAPPER(job_init, select_g_job_init)
+SHAREQ_SAME_AS_WRAPPER(node_init, select_g_node_init)
+SHAREQ_SAME_AS_WRAPPER(job_begin, select_g_job_begin)
+SHAREQ_SAME_AS_WRAPPER(job_ready, select_g_job_ready)
+SHAREQ_SAME_AS_WRAPPER(job_expand, select_g_job_expand)
+SHAREQ_SAME_AS_WRAPPER(job_resized, select_g_job_resized)
+SHAREQ_SAME_AS_WRAPPER(job_fini, select_g_job_fini)
+SHAREQ_SAME_AS_WRAPPER(job_suspend, select_g_job_suspend)
+SHAREQ_SAME_AS_WRAPPER(job_resume, select_g_job_resume)
+SHAREQ_SAME_AS_WRAPPER(step_start, select_g_step_start)
+SHAREQ_SAME_AS_WRAPPER(step_finish, select_g_step_finish)
+SHAREQ_SAME_AS_WRAPPER(nodeinfo_set_all, select_g_select_nodeinfo_set_all)
+SHAREQ_SAME_AS_WRAPPER(nodeinfo_set, select_g_select_nodeinfo_set)
+SHAREQ_SAME_AS_WRAPPER(get_info_from_plugin, select_g_get_info_from_plugin)
+SHAREQ_SAME_AS_WRAPPER(reconfigure, select_g_reconfigure)
+#undef SHAREQ_SAME_AS_WRAPPER
 #endif
 
 }  // namespace
