@@ -31,6 +31,8 @@
 /* priority plugins must export priority_p_recover (23.02) and priority_p_thread_start (24.05). */
 #define SHAREQ_SLURM_PRIORITY_RECOVER SHAREQ_SLURM_AT_LEAST(23, 2)
 #define SHAREQ_SLURM_PRIORITY_THREAD_START SHAREQ_SLURM_AT_LEAST(24, 5)
+/* priority_p_calc_fs_factor is gone from the interface in 25.11 (Debian's 26.05.5 plugins). */
+#define SHAREQ_SLURM_PRIORITY_CALC_FS_FACTOR (!SHAREQ_SLURM_AT_LEAST(25, 11))
 /* The sprio row (priority_factors_object_t) holds its factors in a priority_factors_t of their
  * own (job_record_t.prio_factors), owns its strings, and sprio filters the rows itself; the
  * controller calls priority_p_get_priority_factors_list(uid) with the job, node and partition read

@@ -46,7 +46,9 @@ SHAREQ_EXPORT int fini(void);
 SHAREQ_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t* job_ptr);
 SHAREQ_EXPORT void priority_p_reconfig(bool assoc_clear);
 SHAREQ_EXPORT void priority_p_set_assoc_usage(slurmdb_assoc_rec_t* assoc);
+#if SHAREQ_SLURM_PRIORITY_CALC_FS_FACTOR
 SHAREQ_EXPORT double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm);
+#endif
 #if SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
 SHAREQ_EXPORT list_t* priority_p_get_priority_factors_list(uid_t uid);
 #else
@@ -241,11 +243,13 @@ extern "C" void priority_p_set_assoc_usage(slurmdb_assoc_rec_t* assoc) {
       [](const char* what) { report("set_assoc_usage", what); });
 }
 
+#if SHAREQ_SLURM_PRIORITY_CALC_FS_FACTOR
 extern "C" double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm) {
   return guarded(
       0.0, [&] { return shareq::priority::fs_factor(usage_efctv, shares_norm); },
       [](const char* what) { report("calc_fs_factor", what); });
 }
+#endif
 
 #if SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
 // The RPC holds the job, node and partition read locks and the assoc_mgr QOS read lock; sprio
