@@ -41,7 +41,7 @@ case "$release" in
   22.05 | bookworm) die "22.05 is this machine's own Slurm (Debian 12): it needs no root" ;;
   *) die "usage: $prog 24.11|26.05 [setup|path|src|build [DIR]|run [--bind DIR]... [--] CMD...]" ;;
 esac
-[ $# -ge 2 ] && shift 2 || shift 1
+if [ $# -ge 2 ]; then shift 2; else shift 1; fi
 
 roots=${SHAREQ_ROOTS:-/var/cache/shareq-roots}
 root=$roots/$suite
@@ -67,6 +67,7 @@ in_root() {
   local sep
   for sep in "${!binds[@]}"; do [ "${binds[$sep]}" = -- ] && break; done
   local dirs=("${binds[@]:0:$sep}") cmd=("${binds[@]:$((sep + 1))}")
+  # shellcheck disable=SC2016 # expanded by the inner bash, with its own arguments
   local script='set -e; r=$1; shift
     mount -t proc proc "$r/proc"; mount --rbind /sys "$r/sys"; mount --rbind /dev "$r/dev"
     n=$1; shift
@@ -178,6 +179,7 @@ case "$action" in
     step_apt_config
     timed "apt-get install (slurm-wlm and build dependencies)" step_packages
     timed "Slurm source fetch and configure" step_source
+    # shellcheck disable=SC2016 # dpkg-query's own ${Version}
     echo "$prog: $suite: slurm-wlm $(chroot "$root" dpkg-query -W -f='${Version}' slurmctld)," \
       "source $(cat "$state/src")" >&2
     echo "$root"
