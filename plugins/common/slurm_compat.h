@@ -69,6 +69,7 @@ extern "C" {
 #endif
 
 /* ---- Older series' names for the newest ones ----------------------------------------------- */
+/* NOLINTBEGIN(modernize-use-using): a C header. */
 
 #if !SHAREQ_SLURM_HAS_LIST_T
 typedef struct xlist list_t;
@@ -91,5 +92,6 @@ typedef priority_factors_object_t priority_factors_t;
  * became an anonymous struct with only the typedef. */
 typedef struct job_details job_details_t;
 #endif
+/* NOLINTEND(modernize-use-using) */
 
 #endif /* SHAREQ_SLURM_COMPAT_H */

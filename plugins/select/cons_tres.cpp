@@ -23,6 +23,8 @@ bool bind(void* handle, const char* symbol, SelectOps& ops) {
 
 // Every symbol of this release's node_select_syms[] (select_ops.h).
 bool bind_all(void* h, SelectOps& o) {
+// One "&& bind(...)" per table entry, appended to the chain below.
+// NOLINTNEXTLINE(bugprone-macro-parentheses): a chain link, not an expression of its own
 #define SHAREQ_BIND(member, symbol, ret, params, args) &&bind<&SelectOps::member>(h, #symbol, o)
   return bind<&SelectOps::plugin_id>(h, "plugin_id", o) &&
          bind<&SelectOps::job_test>(h, "select_p_job_test", o) SHAREQ_SELECT_OPS(SHAREQ_BIND);

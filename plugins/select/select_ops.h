@@ -119,6 +119,7 @@ namespace shareq::select {
 struct SelectOps {
   uint32_t* plugin_id;
   int(*job_test) SHAREQ_SELECT_JOB_TEST_PARAMS;
+// NOLINTNEXTLINE(bugprone-macro-parentheses): a declarator: name and parameter list as they are
 #define SHAREQ_SELECT_OPS_MEMBER(member, symbol, ret, params, args) ret(*member) params;
   SHAREQ_SELECT_OPS(SHAREQ_SELECT_OPS_MEMBER)
 #undef SHAREQ_SELECT_OPS_MEMBER
