@@ -5,7 +5,8 @@
 #   3. the Debian package builds and holds the plugins, the tool and the man pages;
 #   4. the utilisation benchmark's shortest form (one run, stock and shareq side by side), whose
 #      figures it prints (not asserts): a change that puts shareq behind stock shows the day it
-#      lands (docs/benchmarks.md has the full comparison);
+#      lands (docs/benchmarks.md has the full comparison); and the same run replayed in
+#      `shareq sim` (bench/cluster/sim_crosscheck.py), its figures beside the cluster's;
 #   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd);
 #   6. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
 #      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it.
@@ -63,7 +64,10 @@ fi
 
 if [[ " $stages " == *" bench "* ]]; then
   step "utilisation benchmark, shortest form: stock and shareq at once (figures, not assertions)"
-  bench/cluster/utilisation.py --runs 1 --parallel
+  rm -rf build/bench-dump
+  bench/cluster/utilisation.py --runs 1 --parallel --dump-dir build/bench-dump
+  step "the same run replayed in shareq sim, beside the cluster's figures (not assertions)"
+  bench/cluster/sim_crosscheck.py build/bench-dump --tool build/tools/shareq
 fi
 
 if [[ " $stages " == *" cluster "* ]]; then

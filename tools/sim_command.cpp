@@ -53,6 +53,13 @@ bool set_option(SimCommandOptions& o, const std::string& name, const std::string
       return false;
     }
     o.sched_interval_s = static_cast<int64_t>(n.value);
+  } else if (name == "--submit-delay") {
+    const auto n = text::parse_decimal(value, 3600);
+    if (n.status != text::NumberStatus::Ok) {
+      message = "--submit-delay: " + text::quote(value) + " is not allowed; allowed: 0..3600";
+      return false;
+    }
+    o.submit_delay_s = static_cast<int64_t>(n.value);
   } else {
     message = "unknown option " + text::quote(name);
     return false;
@@ -150,6 +157,7 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
 
   sim::SimOptions options;
   options.sched_interval_s = o->sched_interval_s;
+  options.submit_delay_s = o->submit_delay_s;
   SimReportInput report{o->trace, &*trace, {}};
   const auto& nodes = *cluster.value;
   report.runs.push_back(run_one(*trace, nodes, *config, sim::SchedulerKind::Shareq, options,

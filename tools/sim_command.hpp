@@ -10,7 +10,8 @@ namespace shareq::tool {
 
 inline constexpr const char* kSimSynopsis =
     "--slurm-conf FILE --config FILE --trace FILE [--trace-format sacct|swf] [--swf-map FILE] "
-    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo] [--sched-interval S] [--json] "
+    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo] [--sched-interval S] [--submit-delay S] "
+    "[--json] "
     "[--jobs-csv FILE]";
 
 struct SimCommandOptions {
@@ -20,6 +21,7 @@ struct SimCommandOptions {
   bool baseline_fifo = false;
   bool json = false;
   int64_t sched_interval_s = 60;
+  int64_t submit_delay_s = 0;
 };
 
 // nullopt (and a message with the synopsis on `err`) on a bad command line.

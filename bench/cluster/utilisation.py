@@ -27,6 +27,7 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -146,6 +147,10 @@ def play(cluster, jobs, dump_dir, results):
             poller.join()
     if dump_dir is not None:
         write_runs(os.path.join(dump_dir, f"utilisation-{mode}.runs"), runs)
+        # The configuration as the cluster ran it, for bench/cluster/sim_crosscheck.py.
+        for name in ("slurm.conf", "shareq.conf"):
+            shutil.copyfile(os.path.join(env["SHAREQ_CLUSTER_DIR"], "etc", name),
+                            os.path.join(dump_dir, f"utilisation-{mode}.{name}"))
     results[mode] = runs
 
 
@@ -508,7 +513,7 @@ def main():
                         " requeued job's BeginTime) stay as they are")
     parser.add_argument("--parallel", action="store_true",
                         help="run the modes of a run at the same time on two private clusters")
-    parser.add_argument("--slot", type=int, default=0, choices=range(0, 8),
+    parser.add_argument("--slot", type=int, default=0, choices=range(0, 16),
                         help="run on the clusters of slot K (ports 16900 + 100 K...), so that"
                         " several benchmarks can run at once (default 0)")
     parser.add_argument("--shareq-sched-params", default="",
@@ -524,7 +529,9 @@ def main():
     parser.add_argument("--dump-dir", help="write each run's jobs (job, tier, state, submit, "
                         "start, end, GPUs, nodes) to DIR/runK/utilisation-MODE.runs and the "
                         "pending queue, once a second (time, job, priority, reason), to "
-                        "DIR/runK/utilisation-MODE.queue")
+                        "DIR/runK/utilisation-MODE.queue, and the cluster's slurm.conf and "
+                        "shareq.conf to DIR/runK/utilisation-MODE.{slurm,shareq}.conf "
+                        "(bench/cluster/sim_crosscheck.py replays them in shareq sim)")
     parser.add_argument("--from-dumps", metavar="DIR",
                         help="run nothing: print the table again from a --dump-dir tree")
     parser.add_argument("--markdown", action="store_true",

@@ -86,7 +86,7 @@ struct Request {
 };
 
 // The preemptor as the policy sees it in the partition Slurm is trying now.
-std::optional<Request> request_of(Preemptor p) {
+std::optional<Request> request_of(Preemptor p, time_t now) {
   if (p.job == nullptr || p.job->part_ptr == nullptr) return std::nullopt;
   Request r;
   r.config = shareq::ctld::current_config();
@@ -101,7 +101,7 @@ std::optional<Request> request_of(Preemptor p) {
   r.family = *family;
   r.amount = it->amount;
   r.job = std::move(*job);
-  r.snapshot = shareq::ctld::decision_snapshot(r.config, time(nullptr));
+  r.snapshot = shareq::ctld::decision_snapshot(r.config, now);
   return r;
 }
 
@@ -173,7 +173,7 @@ const PreemptorState& preemptor_state_locked(Preemptor p, time_t now) {
   const PreemptorKey key = key_of(p.job, now, config ? config->version : 0);
   if (g_preemptor.key == key) return g_preemptor;
   g_preemptor = PreemptorState{key, shareq::ctld::reclaim_in_flight(p.job->job_id, now), {}};
-  if (!g_preemptor.in_flight) g_preemptor.request = request_of(p);
+  if (!g_preemptor.in_flight) g_preemptor.request = request_of(p, now);
   return g_preemptor;
 }
 

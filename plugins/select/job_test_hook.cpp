@@ -117,7 +117,7 @@ int forward(const JobTestArgs& a, list_t* candidates) {
       names.emplace_back(node_record_table_ptr[i]->name);
     }
   }
-  const warm::NodeAdvice advice = ctld::warm_advice(a.job_ptr, names, time(nullptr));
+  const warm::NodeAdvice advice = ctld::warm_advice(a.job_ptr, names, a.now);
   for (const std::string& name : advice.forbid) {
     if (node_record_t* node = find_node_record(const_cast<char*>(name.c_str()))) {
       bit_clear(a.node_bitmap, node->index);
@@ -401,7 +401,7 @@ int job_test(const JobTestArgs& a) {
   if (job == nullptr || job->part_ptr == nullptr || !running_in_slurmctld()) {
     return forward_plain(a, a.preemptee_candidates);
   }
-  if (a.mode != SELECT_MODE_TEST_ONLY && !image_digest_known(job, time(nullptr))) {
+  if (a.mode != SELECT_MODE_TEST_ONLY && !image_digest_known(job, a.now)) {
     return SLURM_ERROR;
   }
   const auto config = ctld::current_config();
@@ -420,7 +420,7 @@ int job_test(const JobTestArgs& a) {
                              " is not a share of family " + p.family(*family).name);
     return SLURM_ERROR;
   }
-  const time_t now = time(nullptr);
+  const time_t now = a.now;
   const auto snapshot = ctld::decision_snapshot(config, now);
   if (a.mode == SELECT_MODE_TEST_ONLY) {
     // "Could it ever run": refused only when it never can, else cons_tres.

@@ -46,6 +46,7 @@ struct JobTestArgs {
 #if SHAREQ_SLURM_JOB_TEST_WILL_RUN_DATA
   will_run_data_t* will_run_ptr;
 #endif
+  time_t now;  // read once per call: every rule of one decision sees the same instant
 };
 
 // Called by slurmctld with the job write lock and node/partition locks held (scheduler, backfill

@@ -80,7 +80,8 @@ extern "C" int select_p_job_test SHAREQ_SELECT_JOB_TEST_PARAMS {
                                          mode,
                                          preemptee_candidates,
                                          preemptee_job_list,
-                                         SHAREQ_SELECT_JOB_TEST_TAIL_NAMES};
+                                         SHAREQ_SELECT_JOB_TEST_TAIL_NAMES,
+                                         time(nullptr)};
   return guarded(
       SLURM_ERROR, [&] { return shareq::select::job_test(args); },
       [](const char* what) { report("job_test", what); });

@@ -10,6 +10,7 @@
 #include "policy/ordering.hpp"
 #include "policy/victims.hpp"
 #include "sim/sim_state.hpp"
+#include "sim/try_memo.hpp"
 
 namespace shareq::sim {
 
@@ -22,6 +23,9 @@ struct PassOutcome {
 struct ShareqTuning {
   int64_t priority_calc_period_s = 300;   // Slurm's PriorityCalcPeriod
   int64_t decay_half_life_s = 7 * 86400;  // Slurm's PriorityDecayHalfLife
+  // Skip the tries whose answer is known (Waiting, TryMemo, a pass where nothing can start);
+  // false tries every pending job in every pass, the reference the tests compare with.
+  bool skip_known_waits = true;
 };
 
 class ShareqScheduler {
@@ -38,11 +42,6 @@ class ShareqScheduler {
     policy::Time until = 0;
     bool time_may_help = false;
   };
-  // What one try of a job looked at, to know how long its Wait holds.
-  struct Attempt {
-    bool time_may_help = false;
-    bool ages_matter = false;  // a within-quota job's reclaim read the running jobs' run times
-  };
   struct StartedAt {
     policy::Time start = 0;
     policy::JobId id = 0;
@@ -51,13 +50,18 @@ class ShareqScheduler {
 
   void accrue_usage();
   void rank_queue();
-  void try_job(policy::JobId id, PassOutcome& out);
-  bool try_request(const policy::PendingJob& job, int request, PassOutcome& out, Attempt& attempt);
+  bool any_may_start(PassOutcome& out);
+  bool try_job(policy::JobId id, PassOutcome& out, bool act);
+  bool try_request(const policy::PendingJob& job, int request, PassOutcome& out, Attempt& attempt,
+                   bool act);
+  void wait(policy::JobId id, const Attempt& attempt, PassOutcome& out);
   bool may_preempt(const policy::PendingJob& job, int request, Attempt& attempt);
   policy::Time wait_holds_until(const policy::PendingJob& job, const Attempt& attempt);
   policy::Time next_coming_of_age();
-  bool preempt_and_start(policy::JobId id, int request, const std::vector<policy::Victim>& victims);
-  bool reclaim_to_fit(policy::JobId id, int request, const std::vector<policy::JobId>& candidates);
+  bool preempt_and_start(policy::JobId id, int request, const std::vector<policy::Victim>& victims,
+                         bool act);
+  bool reclaim_to_fit(policy::JobId id, int request, const std::vector<policy::JobId>& candidates,
+                      bool act);
 
   SimState& state_;
   ShareqTuning tuning_;
@@ -71,6 +75,7 @@ class ShareqScheduler {
   uint64_t order_queue_generation_ = UINT64_MAX;
   uint64_t order_usage_version_ = UINT64_MAX;
   std::vector<Waiting> waiting_;  // [id - 1]
+  TryMemo memo_;
   // Running jobs by start, oldest first, that may not have run ReclaimMinRuntime yet (entries
   // of jobs no longer running in that run are dropped when they reach the front).
   std::deque<StartedAt> young_;

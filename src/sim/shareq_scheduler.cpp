@@ -13,9 +13,11 @@
 // reclaim_to_fit is decide() asked again with the running jobs. Same decisions, far fewer
 // O(running) searches.
 //
-// A job that found nothing to do is not tried again while nothing it reads has changed (see
-// try_job), and the queue is not ranked again while the ledger, the decayed usage and the pending
-// jobs are those it was ranked from. Both skip only work whose answer is known: same results.
+// A job that found nothing to do is not tried again while nothing it reads has changed, nor is a
+// job of the same kind at the same state (see try_job); a pass where no job would start is not
+// ranked at all (any_may_start), and the queue is not ranked again while the ledger, the decayed
+// usage and the pending jobs are those it was ranked from. All skip only work whose answer is
+// known: same results.
 #include <algorithm>
 #include <limits>
 #include <unordered_set>
@@ -34,7 +36,7 @@ using policy::WaitReason;
 constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
 
 ShareqScheduler::ShareqScheduler(SimState& state, ShareqTuning tuning)
-    : state_(state), tuning_(tuning) {}
+    : state_(state), tuning_(tuning), memo_(state.workload()) {}
 
 void ShareqScheduler::accrue_usage() {
   const policy::Time elapsed = state_.now() - accrued_at_;
@@ -72,40 +74,81 @@ PassOutcome ShareqScheduler::pass() {
     waiting_.assign(state_.workload().jobs.size(), Waiting{});
   }
   accrue_usage();
+  if (tuning_.skip_known_waits && state_.pending().size() == 1) {
+    try_job(state_.pending().front().id, out, true);  // a queue of one is in order
+    return out;
+  }
+  if (tuning_.skip_known_waits && !any_may_start(out)) return out;
   rank_queue();
   // A start changes the queue (and so order_ at the next ranking), never this pass's order.
   for (const auto& [priority, id] : order_) {
-    if (state_.run(id).status == JobStatus::Pending) try_job(id, out);
+    if (state_.run(id).status == JobStatus::Pending) try_job(id, out, true);
   }
   return out;
+}
+
+// Whether some pending job would start (or preempt) if tried now. When none would, every try of
+// the ranked pass finds nothing, whatever the order (a try that finds nothing changes nothing), so
+// the pass is these tries and the queue is not ranked: `out` gets their time_may_help. Else `out`
+// gets only their decide() count, and the ranked pass tries the jobs in order: those found waiting
+// here are skipped while the state is the same (Waiting), and tried again once a start changed it.
+bool ShareqScheduler::any_may_start(PassOutcome& out) {
+  PassOutcome probe;
+  const auto& pending = state_.pending();  // not changed by a try that does not act
+  bool may = false;
+  for (size_t i = 0; i < pending.size() && !may; ++i) may = try_job(pending[i].id, probe, false);
+  out.decisions += probe.decisions;
+  if (!may) out.time_may_help = probe.time_may_help;
+  return may;
 }
 
 // A job whose last try found nothing to do finds nothing again while the ledger, the running jobs
 // and the nodes are unchanged (state_.generation()) and no rule of time has turned: decide() and
 // the scheduler's acts read only those, the job itself and now() (through ReclaimAfter, from the
 // job's submission, and ReclaimMinRuntime, from the running jobs' starts). Such a try is skipped,
-// with the same effect on the pass (time_may_help), so the results are the same.
-void ShareqScheduler::try_job(policy::JobId id, PassOutcome& out) {
-  Waiting& waiting = waiting_[id - 1];
+// with the same effect on the pass (time_may_help), so the results are the same; so is the try of
+// a job whose key (try_memo.hpp) already found nothing at this state and now().
+// With `act` false nothing is started or preempted: true says the try would have.
+bool ShareqScheduler::try_job(policy::JobId id, PassOutcome& out, bool act) {
+  const bool skip = tuning_.skip_known_waits;
+  const Waiting& waiting = waiting_[id - 1];
   const uint64_t generation = state_.generation();
-  if (waiting.generation == generation && state_.now() < waiting.until) {
+  const policy::Time now = state_.now();
+  if (skip && waiting.generation == generation && now < waiting.until) {
     if (waiting.time_may_help) out.time_may_help = true;
-    return;
+    return false;
   }
-  const policy::PendingJob job = state_.pending()[state_.run(id).slot];
+  const policy::PendingJob& pending = state_.pending()[state_.run(id).slot];
+  const auto& policy = state_.policy();
+  const TryKey key = memo_.key(id, now - pending.submit_time >= policy.reclaim_after_s,
+                               policy.in_share_preemption ? pending.priority : 0);
+  if (const Attempt* known = skip ? memo_.find(key, generation, now) : nullptr) {
+    wait(id, *known, out);
+    return false;
+  }
+  const policy::PendingJob job = pending;  // a copy: a start reorders the pending jobs
   Attempt attempt;
   for (int r = 0; r < static_cast<int>(job.requests.size()); ++r) {
-    if (try_request(job, r, out, attempt)) {
-      out.changed = true;
-      exposure_stale_ = true;
-      waiting = Waiting{};
-      const JobRun& run = state_.run(id);
-      if (state_.policy().reclaim_min_runtime_s > 0) young_.push_back({run.start, id, run.epoch});
-      return;
-    }
+    if (!try_request(job, r, out, attempt, act)) continue;
+    if (!act) return true;
+    out.changed = true;
+    exposure_stale_ = true;
+    waiting_[id - 1] = Waiting{};
+    const JobRun& run = state_.run(id);
+    if (policy.reclaim_min_runtime_s > 0) young_.push_back({run.start, id, run.epoch});
+    return true;
   }
+  if (skip) memo_.remember(key, generation, now, attempt);
+  wait(id, attempt, out);
+  return false;
+}
+
+// The job waits after a try that found `attempt`: until when that holds (Waiting).
+void ShareqScheduler::wait(policy::JobId id, const Attempt& attempt, PassOutcome& out) {
   if (attempt.time_may_help) out.time_may_help = true;
-  waiting = Waiting{generation, wait_holds_until(job, attempt), attempt.time_may_help};
+  const policy::PendingJob& job = state_.pending()[state_.run(id).slot];
+  waiting_[id - 1] =
+      Waiting{state_.generation(), wait_holds_until(job, attempt), attempt.time_may_help};
 }
 
 policy::Time ShareqScheduler::wait_holds_until(const policy::PendingJob& job,
@@ -140,7 +183,7 @@ policy::Time ShareqScheduler::next_coming_of_age() {
 }
 
 bool ShareqScheduler::try_request(const policy::PendingJob& job, int request, PassOutcome& out,
-                                  Attempt& attempt) {
+                                  Attempt& attempt, bool act) {
   const policy::FamilyId family = job.requests[request].family;
   const ControllerView light{state_.ledger(), {}, {}, {}, 0};
   const ControllerView full{state_.ledger(), state_.running(), {}, {}, 0};
@@ -151,21 +194,22 @@ bool ShareqScheduler::try_request(const policy::PendingJob& job, int request, Pa
   const Decision d = policy::decide(light, job, family, state_.now());
   if (d.verdict == Verdict::Start) {
     if (const auto nodes = state_.best_fit(job.id, request)) {
-      state_.start(job.id, request, *nodes);
+      if (act) state_.start(job.id, request, *nodes);
       return true;
     }
     if (!d.within_quota) return false;
     ++out.decisions;
     attempt.ages_matter = true;
     const Decision again = policy::decide(full, job, family, state_.now());
-    return reclaim_to_fit(job.id, request, again.reclaim_to_fit);
+    return reclaim_to_fit(job.id, request, again.reclaim_to_fit, act);
   }
   if (!may_preempt(job, request, attempt)) return false;
   ++out.decisions;
   const Decision again = policy::decide(full, job, family, state_.now());
   // Reclaim (a within-quota job) reads the running jobs' run times; in-share preemption does not.
   if (within || again.within_quota) attempt.ages_matter = true;
-  if (again.verdict == Verdict::Preempt) return preempt_and_start(job.id, request, again.victims);
+  if (again.verdict == Verdict::Preempt)
+    return preempt_and_start(job.id, request, again.victims, act);
   if (again.reason == WaitReason::ReclaimAfter || again.reason == WaitReason::ReclaimMinRuntime) {
     attempt.time_may_help = true;
   }
@@ -193,7 +237,7 @@ bool ShareqScheduler::may_preempt(const policy::PendingJob& job, int request, At
 }
 
 bool ShareqScheduler::preempt_and_start(policy::JobId id, int request,
-                                        const std::vector<policy::Victim>& victims) {
+                                        const std::vector<policy::Victim>& victims, bool act) {
   NodePool& pool = state_.pool();
   auto release_all = [&](bool release) {
     for (const auto& v : victims) {
@@ -205,14 +249,14 @@ bool ShareqScheduler::preempt_and_start(policy::JobId id, int request,
   release_all(true);
   const auto nodes = state_.best_fit(id, request);
   release_all(false);
-  if (!nodes) return false;
+  if (!nodes || !act) return nodes.has_value();
   for (const auto& v : victims) state_.requeue(v.id);
   state_.start(id, request, *nodes);
   return true;
 }
 
 bool ShareqScheduler::reclaim_to_fit(policy::JobId id, int request,
-                                     const std::vector<policy::JobId>& candidates) {
+                                     const std::vector<policy::JobId>& candidates, bool act) {
   NodePool& pool = state_.pool();
   auto per_node = [&](policy::JobId v) {
     return state_.job(v).shapes[state_.run(v).request].per_node;
@@ -227,7 +271,7 @@ bool ShareqScheduler::reclaim_to_fit(policy::JobId id, int request,
   for (size_t i = 0; i < taken; ++i) {
     pool.allocate(state_.run(candidates[i]).nodes, per_node(candidates[i]));
   }
-  if (!nodes) return false;
+  if (!nodes || !act) return nodes.has_value();
   const std::unordered_set<int> chosen(nodes->begin(), nodes->end());
   for (size_t i = 0; i < taken; ++i) {
     const auto& on = state_.run(candidates[i]).nodes;

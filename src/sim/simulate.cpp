@@ -12,9 +12,24 @@ constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
 template <typename Scheduler>
 void replay(SimState& state, Scheduler& scheduler, const SimOptions& options, SimResult& out) {
   policy::Time pass_at = kNever;
-  while (state.advance(pass_at)) {
+  // submit_delay_s > 0: an instant with submissions and no job end gets its pass at the earliest
+  // submit_delay_s after the last pass not triggered by a job end (submit_pass_at); until then
+  // the submitted jobs wait. last_timed starts far enough back that the first submission passes.
+  policy::Time submit_pass_at = kNever;
+  policy::Time last_timed = std::numeric_limits<policy::Time>::min() / 2;
+  while (state.advance(std::min(pass_at, submit_pass_at))) {
+    const uint64_t generation = state.generation();  // a job end bumps it; a submission not
     const bool events = state.apply_events();
-    if (!events && state.now() < pass_at) continue;
+    const bool ended = state.generation() != generation;
+    const bool timed = state.now() >= pass_at || state.now() >= submit_pass_at;
+    if (!events && !timed) continue;
+    if (events && !ended && !timed && options.submit_delay_s > 0) {
+      submit_pass_at =
+          std::min(submit_pass_at, std::max(state.now(), last_timed + options.submit_delay_s));
+      if (state.now() < submit_pass_at) continue;
+    }
+    if (!ended) last_timed = state.now();
+    submit_pass_at = kNever;  // this pass sees every job submitted so far
     const PassOutcome pass = scheduler.pass();
     ++out.passes;
     out.decisions += pass.decisions;

@@ -5,6 +5,9 @@
 // Cadence, as slurmctld's: a pass after each batch of events at one instant, and a periodic pass
 // every sched_interval_s while jobs are pending, unless the last pass changed nothing and no job
 // waits on a rule of time (ReclaimAfter, ReclaimMinRuntime): such a pass would decide the same.
+// With submit_delay_s (Slurm's batch_sched_delay), submissions alone get a pass no sooner than
+// submit_delay_s after the last pass that no job end triggered (slurmctld's background loop);
+// a job end still triggers one at once (its epilog's completion does in Slurm).
 // Cost: O(events x log) for the event queue, ledger and placement; a pass adds
 // O(pending log pending) to rank the queue.
 #pragma once
@@ -23,6 +26,7 @@ enum class SchedulerKind { Shareq, Fifo };
 
 struct SimOptions {
   int64_t sched_interval_s = 60;  // Slurm's sched_interval
+  int64_t submit_delay_s = 0;     // Slurm's batch_sched_delay; 0: a pass at each submission
   ShareqTuning tuning;            // priority decay
   bool keep_jobs = true;          // fill SimResult::jobs (the per-job CSV)
 };

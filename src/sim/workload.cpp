@@ -1,6 +1,8 @@
 #include "sim/workload.hpp"
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "text.hpp"
 
@@ -68,23 +70,32 @@ class Resolver {
   }
 
   // As few nodes as hold the GPUs (or the nodes asked for), the GPUs spread evenly.
-  std::optional<Shape> shape_of(const TraceJob& trace, int partition) const {
+  std::optional<Shape> shape_of(const TraceJob& trace, int partition) {
     const int64_t widest = widest_[partition];
     if (widest <= 0) return std::nullopt;
     const int64_t nodes = trace.nodes > 0 ? trace.nodes : ceil_div(trace.gpus, widest);
     const Shape shape{partition, ceil_div(trace.gpus, nodes), nodes};
     if (shape.per_node > widest) return std::nullopt;
-    const auto& members = cluster_.partitions[partition].nodes;
-    const auto roomy = std::count_if(members.begin(), members.end(), [&](int n) {
-      return cluster_.nodes[n].gpus >= shape.per_node;
-    });
-    if (roomy < shape.nodes) return std::nullopt;
+    if (roomy(partition, shape.per_node) < shape.nodes) return std::nullopt;
     return shape;
+  }
+
+  // The partition's nodes with at least `per_node` GPUs, counted once per pair (a count per job
+  // would cost a million jobs times the nodes).
+  int64_t roomy(int partition, int64_t per_node) {
+    const auto [it, added] = roomy_.try_emplace({partition, per_node}, 0);
+    if (added) {
+      const auto& members = cluster_.partitions[partition].nodes;
+      it->second = std::count_if(members.begin(), members.end(),
+                                 [&](int n) { return cluster_.nodes[n].gpus >= per_node; });
+    }
+    return it->second;
   }
 
   const SlurmCluster& cluster_;
   const policy::Policy& policy_;
   std::vector<int64_t> widest_;
+  std::map<std::pair<int, int64_t>, int64_t> roomy_;
 };
 
 void build_groups(const SlurmCluster& cluster, const policy::Policy& policy, Workload& out) {

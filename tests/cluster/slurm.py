@@ -1,5 +1,6 @@
 """A small driver for Slurm's own commands, as users alice and bob would run them."""
 
+import json
 import os
 import pathlib
 import re
@@ -68,7 +69,28 @@ class Cluster:
         assert out.returncode == 0, f"scontrol {' '.join(args)} failed: {out.stderr}"
         return out.stdout
 
+    def node_extra(self, node):
+        """The node's Extra field ("" when unset): where shareq marks warm pools."""
+        m = re.search(r"\bExtra=(\S*)", self.scontrol("-o", "show", "node", node))
+        return m.group(1) if m and m.group(1) != "(null)" else ""
+
+    def shareq(self, *args, user="root"):
+        """The shareq tool of the build under test."""
+        return self.run([str(self.build_dir / "tools" / "shareq"), *args], user=user)
+
+    def shareq_status(self, family):
+        """`shareq status --family FAMILY --json`'s family, with its shares also by name."""
+        out = self.shareq("status", "--family", family, "--json")
+        assert out.returncode == 0, out.stderr
+        status = json.loads(out.stdout)["families"][0]
+        status["by_share"] = {s["share"]: s for s in status["shares"]}
+        return status
+
     # ---- jobs ---------------------------------------------------------------------------
+    def reason(self, job_id):
+        """The job's reason as `squeue -o %r` shows it."""
+        return self.run(["squeue", "-h", "-j", str(job_id), "-o", "%r"]).stdout.strip()
+
     def sbatch(self, user, *args, script="true", env=None, expect_ok=True):
         """Submits a job whose script runs `script`; returns the job id (or the process)."""
         name = f"t{uuid.uuid4().hex[:8]}"

@@ -87,10 +87,6 @@ def hung_store(clean_queue):
     store.stop()
 
 
-def reason(c, job):
-    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
-
-
 def publish(c, name):
     data = os.urandom(50_000)
     digest = hashlib.sha256(data).hexdigest()
@@ -130,7 +126,7 @@ def test_a_hung_image_store_stalls_no_submission_and_its_jobs_run_once_it_answer
 
     # They wait, saying why; none starts on an image it does not know.
     wait_until("the jobs to wait for the image store",
-               lambda: all("image llama-train" in reason(c, j) for j in jobs))
+               lambda: all("image llama-train" in c.reason(j) for j in jobs))
     assert all(c.job_state(j) == "PENDING" for j in jobs)
 
     # The store answers again: every job runs.
@@ -144,7 +140,7 @@ def test_an_unpublished_image_waits_with_the_stores_answer_and_runs_once_publish
     name = f"later-{os.urandom(3).hex()}"
     job = c.sbatch("alice", "-p", "p4", "-n1", f"--image={name}", script="true")
     wait_until("the job to show the store's answer",
-               lambda: f"image {name}: cannot read its published digest" in reason(c, job))
+               lambda: f"image {name}: cannot read its published digest" in c.reason(job))
     assert c.job_state(job) == "PENDING"
     publish(c, name)
     c.wait_state(job, "COMPLETED", timeout=120)
@@ -157,7 +153,7 @@ def test_a_pin_the_store_does_not_publish_waits_and_says_which(clean_queue):
     job = c.sbatch("alice", "-p", "p4", "-n1", f"--image=llama-train@sha256:{wrong}",
                    script="true")
     wait_until("the job to name both digests",
-               lambda: wrong in reason(c, job) and published in reason(c, job))
+               lambda: wrong in c.reason(job) and published in c.reason(job))
     assert c.job_state(job) == "PENDING"
     ok = c.sbatch("alice", "-p", "p4", "-n1", f"--image=llama-train@sha256:{published}",
                   script="true")

@@ -68,10 +68,6 @@ def running_count(c, account, partition="p4"):
     return sum(int(n) for n in out.stdout.split())
 
 
-def reason(c, job):
-    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
-
-
 def restarts(c, job):
     info = c.job(job)
     return int(info.get("Restarts", "0")) if info else 0
@@ -214,7 +210,7 @@ def test_a_node_stuck_completing_holds_a_reclaim_back_only_for_a_bounded_time(sh
                    timeout=10)
         c.run(["scontrol", "release", str(owner)])  # within quota, fits by the numbers
         wait_until("the job to wait for the completing node",
-                   lambda: "finish cleaning up" in reason(c, owner), timeout=20)
+                   lambda: "finish cleaning up" in c.reason(owner), timeout=20)
         assert all(restarts(c, job) == 0 for job in borrowed), "nothing preempted while it waits"
         info = c.wait_state(owner, "RUNNING", timeout=90)
         assert info["NodeList"] != node, "the stuck node was still completing"
@@ -329,7 +325,7 @@ def test_higher_priority_job_preempts_only_the_lowest_priority_job_of_its_share(
 
     low = gpu_job(c, "bob", "research", 4, 5, script="sleep 1")
     wait_until("the priority-5 job to be considered",
-               lambda: reason(c, low) not in ("", "None") and reason(c, low))
+               lambda: c.reason(low) not in ("", "None") and c.reason(low))
     assert all(restarts(c, j) == 0 for j in jobs.values()), "priority 5 preempts nothing"
     assert c.job_state(low) == "PENDING"
 
@@ -394,7 +390,7 @@ def test_borrow_limit_caps_a_share_with_idle_nodes_left(shares):
     jobs = [node_job(c, "bob", "prodexp2") for _ in range(4)]
     for job in jobs[:3]:
         c.wait_state(job, "RUNNING")
-    wait_until("the 4th job's reason", lambda: "borrow limit" in reason(c, jobs[3]))
+    wait_until("the 4th job's reason", lambda: "borrow limit" in c.reason(jobs[3]))
     assert c.job_state(jobs[3]) == "PENDING"
     assert running_count(c, "prodexp2") == 3
 
@@ -405,7 +401,7 @@ def test_lend_limit_caps_what_others_may_borrow_from_a_share(shares):
     jobs = [node_job(c, "bob", "prodexp2") for _ in range(4)]
     for job in jobs[:3]:
         c.wait_state(job, "RUNNING")
-    wait_until("the 4th job's reason", lambda: reason(c, jobs[3]).startswith("shareq"))
+    wait_until("the 4th job's reason", lambda: c.reason(jobs[3]).startswith("shareq"))
     assert c.job_state(jobs[3]) == "PENDING"
     assert running_count(c, "prodexp2") == 3
 
@@ -416,7 +412,7 @@ def test_family_capacity_below_the_partition_size_is_never_exceeded(shares):
     jobs = [node_job(c, "alice", "prodexp1") for _ in range(4)]
     for job in jobs[:3]:
         c.wait_state(job, "RUNNING")
-    wait_until("the 4th job's reason", lambda: "capacity" in reason(c, jobs[3]))
+    wait_until("the 4th job's reason", lambda: "capacity" in c.reason(jobs[3]))
     assert running_count(c, "prodexp1") == 3
     out = c.run(["sinfo", "-h", "-p", "p4", "-t", "idle", "-o", "%D"]).stdout.strip()
     assert out == "1", "a node stays idle: the site reserved only 3"
@@ -437,7 +433,7 @@ def test_a_job_within_quota_reclaims_only_once_its_setting_allows(shares, settin
         c.wait_state(job, "RUNNING")
     started = time.time()
     owner = node_job(c, "bob", "prodexp2", "sleep 1")
-    wait_until(f"the {words} reason", lambda: words in reason(c, owner), timeout=10)
+    wait_until(f"the {words} reason", lambda: words in c.reason(owner), timeout=10)
     assert not any(restarts(c, job) for job in fill), f"reclaimed before {words}"
     c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=90)
     assert time.time() - started >= 10, f"reclaimed before {words}"

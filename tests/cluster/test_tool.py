@@ -18,26 +18,9 @@ def needs_shareq_plugins(cluster):
         pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
 
 
-def shareq(c, *args, user="root"):
-    out = c.run([str(c.build_dir / "tools" / "shareq"), *args], user=user)
-    return out
-
-
-def status_p5(c):
-    out = shareq(c, "status", "--family", "p5", "--json")
-    assert out.returncode == 0, out.stderr
-    family = json.loads(out.stdout)["families"][0]
-    family["by_share"] = {s["share"]: s for s in family["shares"]}
-    return family
-
-
 def gpu_job(c, user, share, nodes, gpus_per_node, priority=50, script="sleep 300"):
     return c.sbatch(user, "-p", "p5", f"-N{nodes}", f"--gres=gpu:{gpus_per_node}",
                     f"--share={share}", f"--share-priority={priority}", script=script)
-
-
-def reason(c, job):
-    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
 
 
 def test_status_and_why_for_a_share_at_quota_with_a_pending_job(clean_queue):
@@ -49,9 +32,9 @@ def test_status_and_why_for_a_share_at_quota_with_a_pending_job(clean_queue):
     # 16 more would make research borrow 16, twice its BorrowLimit of 8: it must wait, and with
     # the same priority as the running research job nothing is preempted in-share either.
     waiting = gpu_job(c, "bob", "research", 2, 8)
-    wait_until("the pending job's shareq reason", lambda: reason(c, waiting).startswith("shareq:"))
+    wait_until("the pending job's shareq reason", lambda: c.reason(waiting).startswith("shareq:"))
 
-    p5 = status_p5(c)
+    p5 = c.shareq_status("p5")
     assert (p5["capacity"], p5["used"], p5["idle"], p5["borrowed"]) == (32, 24, 8, 0)
     assert (p5["pending_jobs"], p5["demand"]) == (1, 16)
     r = p5["by_share"]["research"]
@@ -60,23 +43,23 @@ def test_status_and_why_for_a_share_at_quota_with_a_pending_job(clean_queue):
     p = p5["by_share"]["prodexp2"]
     assert (p["quota"], p["usage"], p["borrowed"], p["borrow_limit"]) == (16, 8, 0, None)
 
-    table = shareq(c, "status")
+    table = c.shareq("status")
     assert table.returncode == 0, table.stderr
     assert re.search(r"^p5\s+gres/gpu\s+32\s+24\s+8\s+0\s+1\s+16$", table.stdout, re.M), table.stdout
     assert re.search(r"^p5\s+research\s+16\s+16\s+0\s+8\s+UNLIMITED\s+1\s+1\s+16$", table.stdout,
                      re.M), table.stdout
 
-    why = shareq(c, "why", str(waiting), user="bob")  # an ordinary user may ask
+    why = c.shareq("why", str(waiting), user="bob")  # an ordinary user may ask
     assert why.returncode == 0, why.stderr
     text = why.stdout
     assert f"job {waiting}: PENDING, user bob, share research, priority 50" in text, text
-    assert f"reason:       {reason(c, waiting)}\n" in text, text
+    assert f"reason:       {c.reason(waiting)}\n" in text, text
     assert "family p5:    asks 16 GPUs, would borrow" in text, text
     assert ("family p5 has only 8 GPUs idle (24/32 GPUs used); share research holds 16 of its quota "
             "16; 16 GPUs would be borrowed, BorrowLimit 8; over its BorrowLimit") in text, text
     assert "1st of 1 pending jobs in p5" in text, text
 
-    running = shareq(c, "why", str(research))
+    running = c.shareq("why", str(research))
     assert running.returncode == 0, running.stderr
     assert re.search(r"runs on:      p5n\S+ \(partition p5, family p5\), 16 GPUs", running.stdout)
     assert "share:        research holds 16 of its quota 16 in p5\n" in running.stdout
@@ -89,16 +72,16 @@ def test_why_shows_a_borrowing_job_can_be_reclaimed(clean_queue):
     extra = gpu_job(c, "alice", "prodexp2", 1, 8)  # and 8 borrowed from research's idle quota
     c.wait_state(base, "RUNNING")
     c.wait_state(extra, "RUNNING")
-    p = status_p5(c)["by_share"]["prodexp2"]
+    p = c.shareq_status("p5")["by_share"]["prodexp2"]
     assert (p["usage"], p["borrowed"], p["running_jobs"]) == (24, 8, 2)
-    text = shareq(c, "why", str(extra)).stdout
+    text = c.shareq("why", str(extra)).stdout
     assert "prodexp2 holds 24 of its quota 16 in p5: borrowing 8 GPUs" in text, text
     assert "reclaim:      yes: it borrows" in text, text
-    assert "reclaim:      not this job" in shareq(c, "why", str(base)).stdout
+    assert "reclaim:      not this job" in c.shareq("why", str(base)).stdout
 
 
 def test_unknown_job_and_unreachable_controller_are_clear_errors(cluster, tmp_path):
-    out = shareq(cluster, "why", "999999")
+    out = cluster.shareq("why", "999999")
     assert out.returncode == 1
     assert "slurmctld does not know job 999999" in out.stderr
     # The same slurm.conf with a port nobody listens on (base + 14 is not used by the cluster).
@@ -115,20 +98,14 @@ def test_unknown_job_and_unreachable_controller_are_clear_errors(cluster, tmp_pa
         in out.stderr, out.stderr
 
 
-def node_extra(c, node):
-    out = c.scontrol("-o", "show", "node", node)
-    m = re.search(r"\bExtra=(\S*)", out)
-    return m.group(1) if m and m.group(1) != "(null)" else ""
-
-
 def test_pools_lists_a_warm_pool(clean_queue):
     c = clean_queue
     job = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "-w", "p4n2", "--share=prodexp1",
                    "--keep-alive=300", script="true")
     c.wait_state(job, "COMPLETED")
-    wait_until("p4n2 to show a warm pool", lambda: node_extra(c, "p4n2").startswith("shareq:"))
+    wait_until("p4n2 to show a warm pool", lambda: c.node_extra("p4n2").startswith("shareq:"))
     try:
-        out = shareq(c, "pools", "--json", user="alice")
+        out = c.shareq("pools", "--json", user="alice")
         assert out.returncode == 0, out.stderr
         pools = json.loads(out.stdout)
         assert pools["problems"] == []
@@ -138,11 +115,11 @@ def test_pools_lists_a_warm_pool(clean_queue):
         assert (pool["status"], pool["user"], pool["account"]) == ("available", "alice", "prodexp1")
         assert 0 < pool["remaining_s"] <= 300
         assert "user=alice" in pool["key"]
-        table = shareq(c, "pools").stdout
+        table = c.shareq("pools").stdout
         assert re.search(rf"^{pool['pool']}\s+available\s+alice/prodexp1\s+p4n2\s+\S+ \S+\s+\d+m",
                          table, re.M), table
     finally:
         # A job that does not match ends the pool (WarmPoolMode=prefer).
         other = c.sbatch("root", "-p", "p4", "-N1", "-w", "p4n2", "-A", "prodexp2", script="true")
         c.wait_state(other, "COMPLETED")
-        wait_until("p4n2 to be cold", lambda: node_extra(c, "p4n2") == "")
+        wait_until("p4n2 to be cold", lambda: c.node_extra("p4n2") == "")

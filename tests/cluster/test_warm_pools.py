@@ -42,13 +42,13 @@ def conf_with_mode(original, mode):
 
 def end_pools(c):
     """Ends every warm pool (prefer mode): a non-matching job on a warm node ends its pool."""
-    warm_nodes = [n for n in ("p4n1", "p4n2", "p4n3", "p4n4") if node_extra(c, n)]
+    warm_nodes = [n for n in ("p4n1", "p4n2", "p4n3", "p4n4") if c.node_extra(n)]
     jobs = [c.sbatch("root", "-p", "p4", "-N1", "-w", n, "-A", "prodexp2", script="true")
             for n in warm_nodes]
     for j in jobs:
         c.wait_state(j, "COMPLETED")
     for n in warm_nodes:
-        wait_until(f"{n} to be cold", lambda n=n: node_extra(c, n) == "")
+        wait_until(f"{n} to be cold", lambda n=n: c.node_extra(n) == "")
 
 
 @pytest.fixture
@@ -84,12 +84,6 @@ def fetches(c, node, job_image):
     return len(re.findall(rf"image {re.escape(job_image)} fetched", node_log(c, node)))
 
 
-def node_extra(c, node):
-    out = c.scontrol("-o", "show", "node", node)
-    m = re.search(r"\bExtra=(\S*)", out)
-    return m.group(1) if m and m.group(1) != "(null)" else ""
-
-
 def job_out(c, name):
     path = c.jobs_dir / name
     return path.read_text() if path.exists() else ""
@@ -106,7 +100,7 @@ def make_pool(c, user, image, node="p4n3", keep_alive=300, script="true"):
     job = sbatch_out(c, user, f"pool-{image}-{user}.out", "-p", "p4", "-N1", "--exclusive",
                      "-w", node, f"--image={image}", f"--keep-alive={keep_alive}", script=script)
     c.wait_state(job, "COMPLETED")
-    wait_until(f"{node} to show a warm pool", lambda: node_extra(c, node).startswith("shareq:"))
+    wait_until(f"{node} to show a warm pool", lambda: c.node_extra(node).startswith("shareq:"))
     return job
 
 
@@ -117,7 +111,7 @@ def test_matching_job_lands_on_the_warm_node_with_its_warm_dir_and_no_fetch(warm
     first = make_pool(c, "alice", "warm-a",
                       script="echo from-first > $SHAREQ_WARM_DIR/left; echo $SHAREQ_IMAGE_PATH")
     assert "SystemComment=shareq: cold start" in c.scontrol("show", "job", str(first))
-    extra = node_extra(c, "p4n3")
+    extra = c.node_extra("p4n3")
     assert "available" in extra and "owner=alice/prodexp1" in extra and "until=" in extra
     # The deadline is in epoch seconds (no time zone), within the job's keep-alive from now.
     until = int(re.search(r",until=(\d+),", extra).group(1))
@@ -157,7 +151,7 @@ def test_another_user_does_not_get_the_pool_and_in_reserve_mode_waits(reserve_mo
     info = c.wait_state(bob, "COMPLETED")
     assert info["NodeList"] == "p4n1"
     assert "dir=\n" in job_out(c, "warm-b-bob.out")  # no warm directory, not alice's
-    assert node_extra(c, "p4n3").startswith("shareq:")  # still alice's
+    assert c.node_extra("p4n3").startswith("shareq:")  # still alice's
 
 
 def test_pool_expires_on_time_and_unpins_its_image(warm):
@@ -166,7 +160,7 @@ def test_pool_expires_on_time_and_unpins_its_image(warm):
     job = make_pool(c, "alice", "warm-c", keep_alive=8)
     pins = c.dir / "nodes" / "p4n3" / "images" / "pins" / digest
     assert (pins / f"warm-{job}").exists()
-    wait_until("the pool to expire", lambda: node_extra(c, "p4n3") == "", timeout=40)
+    wait_until("the pool to expire", lambda: c.node_extra("p4n3") == "", timeout=40)
     assert "keep-alive ran out" in (c.dir / "log" / "slurmctld.log").read_text()
     # The node removes the directory and the pin at its next prolog or epilog.
     other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
@@ -185,7 +179,7 @@ def test_a_pool_ended_early_leaves_the_node_at_the_next_job_not_at_its_deadline(
     # Prefer mode: another user's job takes the warm node, which ends the pool an hour early.
     other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
     c.wait_state(other, "COMPLETED")
-    wait_until("p4n3 to be cold", lambda: node_extra(c, "p4n3") == "")
+    wait_until("p4n3 to be cold", lambda: c.node_extra("p4n3") == "")
     wait_until("the ended pool's pin to go", lambda: not (pins / f"warm-{job}").exists())
     assert not warm_dir.exists()
     assert f"warm directory warm-{job} ended early in slurmctld: removed" in node_log(c, "p4n3")
@@ -195,7 +189,7 @@ def test_an_admin_ends_a_pool_with_shareq_pools_end(warm):
     c = warm
     digest = publish(c, "warm-f")
     job = make_pool(c, "alice", "warm-f", keep_alive=3600)
-    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, "p4n3")).group(1)
+    pool = re.match(r"shareq:(wp-\d+),", c.node_extra("p4n3")).group(1)
     shareq = str(c.build_dir / "tools" / "shareq")
 
     refused = c.run([shareq, "pools", "end", pool], user="bob")
@@ -203,11 +197,11 @@ def test_an_admin_ends_a_pool_with_shareq_pools_end(warm):
     assert "ending a pool needs root or SlurmUser" in refused.stderr, refused.stderr
     unknown = c.run([shareq, "pools", "end", "wp-99999"])
     assert unknown.returncode == 1 and f"pools: {pool}" in unknown.stderr, unknown.stderr
-    assert node_extra(c, "p4n3").startswith(f"shareq:{pool},")
+    assert c.node_extra("p4n3").startswith(f"shareq:{pool},")
 
     done = c.run([shareq, "pools", "end", pool])
     assert done.returncode == 0, done.stderr
-    wait_until("the pool to end", lambda: node_extra(c, "p4n3") == "")
+    wait_until("the pool to end", lambda: c.node_extra("p4n3") == "")
     log = (c.dir / "log" / "slurmctld.log").read_text()
     assert re.search(rf"{pool} terminated.*ended by an admin", log), "slurmctld logs who ended it"
     # The next job on the node removes the warm directory and the pin, an hour early.
@@ -253,7 +247,7 @@ def test_slurmctld_restart_keeps_the_pools(warm):
     publish(c, "warm-e")
     make_pool(c, "alice", "warm-e")
     c.restart_slurmctld()
-    wait_until("the pool after the restart", lambda: node_extra(c, "p4n3").startswith("shareq:"))
+    wait_until("the pool after the restart", lambda: c.node_extra("p4n3").startswith("shareq:"))
     job = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-e", script="true")
     info = c.wait_state(job, "COMPLETED")
     assert info["NodeList"] == "p4n3"
@@ -264,10 +258,10 @@ def test_a_pool_ended_early_before_a_slurmctld_restart_still_leaves_at_the_next_
     c = warm
     digest = publish(c, "warm-h")
     job = make_pool(c, "alice", "warm-h", keep_alive=3600)
-    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, "p4n3")).group(1)
+    pool = re.match(r"shareq:(wp-\d+),", c.node_extra("p4n3")).group(1)
     done = c.run([str(c.build_dir / "tools" / "shareq"), "pools", "end", pool])
     assert done.returncode == 0, done.stderr
-    wait_until("the pool to end", lambda: node_extra(c, "p4n3") == "")
+    wait_until("the pool to end", lambda: c.node_extra("p4n3") == "")
     state = c.dir / "spool" / "ctld" / "shareq_warm_pools"
     wait_until("the ended pool's directory in the state file",  # written off the locks
                lambda: f"ended node=p4n3 name=warm-{job} " in state.read_text())
@@ -302,10 +296,6 @@ def reserve_one_node_quota(clean_queue):
     yield from with_conf(clean_queue, conf_reserve_one_node_quota)
 
 
-def squeue_reason(c, job):
-    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
-
-
 def waits_at_prodexp1s_borrow_limit(c, job):
     """Waits until the scheduler has tried `job` and it waits at prodexp1's borrow limit; fails at
     once should it start instead."""
@@ -313,7 +303,7 @@ def waits_at_prodexp1s_borrow_limit(c, job):
         state = c.job_state(job)
         if state != "PENDING":
             return state or "gone"
-        return "prodexp1 at its borrow limit in p4" in squeue_reason(c, job) and state
+        return "prodexp1 at its borrow limit in p4" in c.reason(job) and state
 
     state = wait_until(f"job {job} to wait at prodexp1's borrow limit", decided)
     assert state == "PENDING", f"job {job} started ({state}) though prodexp1's quota is held"
@@ -355,10 +345,10 @@ def test_reserve_mode_charges_the_warm_nodes_to_the_owning_share(reserve_one_nod
 
 def end_pool(c, node):
     """Ends the pool on `node` as an admin would (`shareq pools end`); waits until it is gone."""
-    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, node)).group(1)
+    pool = re.match(r"shareq:(wp-\d+),", c.node_extra(node)).group(1)
     done = c.run([str(c.build_dir / "tools" / "shareq"), "pools", "end", pool])
     assert done.returncode == 0, done.stderr
-    wait_until(f"{pool} to end", lambda: node_extra(c, node) == "")
+    wait_until(f"{pool} to end", lambda: c.node_extra(node) == "")
 
 
 def test_prefer_mode_charges_nothing_for_warm_nodes(warm):
@@ -376,7 +366,7 @@ def test_prefer_mode_charges_nothing_for_warm_nodes(warm):
 
 def pool_name(c, node):
     """The pool on the node's Extra ("wp-N"), or ""."""
-    m = re.match(r"shareq:(wp-\d+),", node_extra(c, node))
+    m = re.match(r"shareq:(wp-\d+),", c.node_extra(node))
     return m.group(1) if m else ""
 
 
@@ -406,7 +396,7 @@ def test_a_two_node_pool_is_claimed_whole_by_a_matching_two_node_job(warm):
     c.wait_state(first, "COMPLETED")
     wait_until("both nodes to be warm", lambda: pool_name(c, "p4n2") and pool_name(c, "p4n3"))
     assert pool_name(c, "p4n2") == pool_name(c, "p4n3"), "one pool holds both nodes"
-    assert "nodes=2" in node_extra(c, "p4n2")
+    assert "nodes=2" in c.node_extra("p4n2")
 
     # A one-node job with otherwise the same key does not match: the node count is in the key.
     single = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-m", script="true")
@@ -439,7 +429,7 @@ def test_reclaim_ends_a_borrowers_reserved_pool_before_preempting_its_jobs(reser
     c.install_shareq_conf(original.replace("ReclaimMinRuntime=60", "ReclaimMinRuntime=0"))
     publish(c, "warm-r")
     make_pool(c, "alice", "warm-r", keep_alive=3600)
-    pool = re.match(r"shareq:(wp-\d+),", node_extra(c, "p4n3")).group(1)
+    pool = re.match(r"shareq:(wp-\d+),", c.node_extra("p4n3")).group(1)
     running = [c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--requeue",
                         script="sleep 300") for _ in range(2)]
     owner = c.sbatch("bob", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp2", "--requeue",

@@ -47,16 +47,6 @@ def needs_shareq_plugins(cluster):
         pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
 
 
-def shareq(c, *args, user="root"):
-    return c.run([str(c.build_dir / "tools" / "shareq"), *args], user=user)
-
-
-def node_extra(c, node):
-    out = c.scontrol("-o", "show", "node", node)
-    m = re.search(r"\bExtra=(\S*)", out)
-    return m.group(1) if m and m.group(1) != "(null)" else ""
-
-
 def p4_nodes():
     return [f"p4n{i}" for i in range(1, 5)]
 
@@ -64,12 +54,12 @@ def p4_nodes():
 def end_pools(c):
     """Ends every warm pool as an admin would (`shareq pools end`), waits until they are gone."""
     names = {m.group(1) for n in p4_nodes()
-             if (m := re.match(r"shareq:(wp-\d+),", node_extra(c, n)))}
+             if (m := re.match(r"shareq:(wp-\d+),", c.node_extra(n)))}
     for name in names:
-        done = shareq(c, "pools", "end", name)
+        done = c.shareq("pools", "end", name)
         assert done.returncode == 0, done.stderr
     for n in p4_nodes():
-        wait_until(f"{n} to be cold", lambda n=n: node_extra(c, n) == "")
+        wait_until(f"{n} to be cold", lambda n=n: c.node_extra(n) == "")
 
 
 @pytest.fixture
@@ -92,10 +82,6 @@ def node_job(c, user, share, *extra, script="sleep 600"):
                     script=script)
 
 
-def reason(c, job):
-    return c.run(["squeue", "-h", "-j", str(job), "-o", "%r"]).stdout.strip()
-
-
 def queue(c):
     return c.run(["squeue", "-h", "-o", "%i %u %a %T %N %r"]).stdout
 
@@ -107,7 +93,7 @@ def pending_jobs(c):
 
 def decision_of(c, job):
     """The `decision:` line `shareq why JOB` gives for family p4 (the scheduler's decide())."""
-    out = shareq(c, "why", str(job))
+    out = c.shareq("why", str(job))
     assert out.returncode == 0, out.stderr
     assert "warning" not in out.stderr, out.stderr
     m = re.search(r"^family p4:.*\n(?:  .*\n)*?  decision:\s+(.*)$", out.stdout, re.M)
@@ -132,7 +118,7 @@ def scheduler_decided(c, jobs):
     """Waits until slurmctld has given each of `jobs` a reason of shareq's (it tried them)."""
     try:
         wait_until(f"slurmctld to give jobs {jobs} a shareq reason",
-                   lambda: all(reason(c, j).startswith("shareq:") for j in jobs), timeout=30)
+                   lambda: all(c.reason(j).startswith("shareq:") for j in jobs), timeout=30)
     except WaitTimeout as e:
         raise AssertionError(f"{e}; the queue:\n{queue(c)}") from None
 
@@ -150,7 +136,7 @@ def check_every_pending_job_agrees(c, expected_pending, what):
         bad = {}
         for job in pending:
             decision, text = decision_of(c, job)
-            said = reason(c, job)
+            said = c.reason(job)
             if not agrees(decision, said):
                 bad[job] = {"shareq why": text, "squeue %r": said}
         last["disagreements"] = bad
@@ -163,21 +149,13 @@ def check_every_pending_job_agrees(c, expected_pending, what):
             from None
 
 
-def status_p4(c):
-    out = shareq(c, "status", "--family", "p4", "--json")
-    assert out.returncode == 0, out.stderr
-    family = json.loads(out.stdout)["families"][0]
-    family["by_share"] = {s["share"]: s for s in family["shares"]}
-    return family
-
-
 def test_why_and_status_agree_with_the_scheduler_with_pools_reclaims_and_borrowers(truth):
     c = truth
     # prodexp1's warm pool on p4n3, made by alice's job: it holds prodexp1's one node of quota.
     maker = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "-w", "p4n3",
                      "--share=prodexp1", "--keep-alive=900", script="true")
     c.wait_state(maker, "COMPLETED")
-    wait_until("p4n3 to show a warm pool", lambda: node_extra(c, "p4n3").startswith("shareq:"))
+    wait_until("p4n3 to show a warm pool", lambda: c.node_extra("p4n3").startswith("shareq:"))
 
     # research borrows: two jobs on its quota of one (the youngest is the reclaim's victim;
     # --no-requeue: preempted, it ends rather than coming back as a pending job).
@@ -221,12 +199,12 @@ def test_why_and_status_agree_with_the_scheduler_with_pools_reclaims_and_borrowe
 
     # status: usage as the scheduler's ledger counts it (the pool is prodexp1's usage; the
     # reclaimer counts, its victim no longer), and the job that starts next.
-    p4 = status_p4(c)
+    p4 = c.shareq_status("p4")
     usage = {s: (r["usage"], r["reserved"]) for s, r in p4["by_share"].items()}
     assert usage == {"prodexp1": (1, 1), "prodexp2": (2, 0), "research": (1, 0)}, p4
     assert (p4["used"], p4["idle"]) == (4, 0), p4
     assert p4["next_job"] == reclaimer, p4
-    assert f"next to start in p4: job {reclaimer} (prodexp2)\n" in shareq(c, "status").stdout
+    assert f"next to start in p4: job {reclaimer} (prodexp2)\n" in c.shareq("status").stdout
     _, text = decision_of(c, reclaimer)
     assert "it starts next" in text, text
     for job in waiting[1:]:
@@ -244,4 +222,4 @@ def test_why_and_status_agree_with_the_scheduler_with_pools_reclaims_and_borrowe
     # Afterwards the family is full again: every other job waits, as the tool says.
     scheduler_decided(c, waiting[1:])
     check_every_pending_job_agrees(c, waiting[1:], "shareq why to agree with squeue afterwards")
-    assert status_p4(c)["next_job"] is None
+    assert c.shareq_status("p4")["next_job"] is None

@@ -55,6 +55,25 @@ TEST(SimGolden, InSharePriorityOrdersTheQueue) {
   EXPECT_EQ(run.csv, sim::read_text_file(kData + "/priority.expected.csv").value());
 }
 
+TEST(SimGolden, SubmitDelayHoldsSubmissionsButNotJobEnds) {
+  // --submit-delay 3 (Slurm's batch_sched_delay): job 1 (t=0) gets the first pass at once; job 2
+  // (t=1) waits for the pass 3 s after it, at 3; job 3 (t=4, no room) starts at the end of job 1
+  // (100), which triggers a pass at once; job 4 (t=120) comes long after the last pass and starts
+  // at once. Without the delay job 2 starts at 1 and nothing else changes.
+  const SimRun run = golden("delay.sacct", {"--submit-delay", "3"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.csv, sim::read_text_file(kData + "/delay.expected.csv").value());
+  const SimRun none = golden("delay.sacct");
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_NE(none.csv.find("2,borrower,gpu,1,1,101,0,0,\"g2\""), std::string::npos) << none.csv;
+  const SimRun fifo =
+      golden("delay.sacct", {"--submit-delay", "3", "--baseline", "fifo", "--json"});
+  ASSERT_EQ(fifo.code, 0) << fifo.err;
+  const SimRun bad = golden("delay.sacct", {"--submit-delay", "-1"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--submit-delay"), std::string::npos) << bad.err;
+}
+
 TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {
   const SimRun run = golden("priority.sacct", {"--baseline", "fifo", "--json"});
   ASSERT_EQ(run.code, 0) << run.err;

@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""The what-if simulator against the cluster: utilisation.py's runs replayed in `shareq sim`.
+
+Takes a `bench/cluster/utilisation.py --dump-dir DIR` tree and, for each run in it, writes what
+`shareq sim` reads (DIR/runK/sim/): the cluster's slurm.conf and shareq.conf as the run used them
+(the copies utilisation.py saved beside the dumps, else regenerated as tests/cluster/lib/config.sh
+and utilisation.py write them), and the run's jobs as an `sacct --parsable2` trace: one line per
+job, its first submission, the elapsed time of the run that completed, its GPUs, Account = its
+share and AdminComment priority=N (its --share-priority). It then runs
+
+    shareq sim --slurm-conf ... --config ... --trace ... --sched-interval 5 --submit-delay 3
+               --json --jobs-csv ... [--baseline fifo]
+
+on the shareq run's trace, and (with the stock mode in the dump) `--baseline fifo` on the stock
+run's trace, and sets the figures side by side:
+
+- family p5's strict and placeable GPU utilisation, the cluster's as utilisation.py computes
+  them from the dump, the simulator's as its meter gives them (and, as a check on the two
+  measures, utilisation.py's functions applied to the simulator's --jobs-csv);
+- per share: its strict utilisation (the share's GPUs busy over what its running and waiting work
+  could use, the simulator's definition, computed for both), and the order of its jobs' starts
+  (the run that completed): the Kendall distance (pairs started in one order on the cluster and
+  the other in the simulator; pairs started in the same second on either side count as neither)
+  and the first position where the two orders differ.
+
+Figures only, never an assertion: the simulator's model (docs/benchmarks.md, "Simulator against
+the cluster") leaves out some of Slurm's delays.
+
+Usage: bench/cluster/sim_crosscheck.py DIR [--tool build/tools/shareq] [--runtime recorded]
+           [--sched-interval 5] [--submit-delay 3] [--markdown] [--verbose]
+"""
+
+import argparse
+import csv
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+from bench_cluster import REPO
+import utilisation as U
+
+SLURM_NODES = ["p4n1", "p4n2", "p4n3", "p4n4", "p5n1", "p5n2", "p5n3", "p5n4"]
+# What `shareq sim` reads of tests/cluster/lib/config.sh's slurm.conf: its nodes and partitions.
+SLURM_CONF = "".join(f"NodeName={n} CPUs=16 RealMemory=64000 Gres=gpu:{U.GPUS_PER_NODE}\n"
+                     for n in SLURM_NODES) + \
+    "PartitionName=p4 Nodes=p4n[1-4] Default=YES MaxTime=INFINITE State=UP\n" \
+    "PartitionName=p5 Nodes=p5n[1-4] MaxTime=INFINITE State=UP\n"
+SHARE_OF_TIER = {tier: share for tier, share, _ in U.TIERS}
+PRIORITY_OF_TIER = {tier: prio for tier, _, prio in U.TIERS}
+
+
+def run_dirs(root):
+    dirs = sorted((os.path.join(root, d) for d in os.listdir(root)
+                   if d.startswith("run") and os.path.isdir(os.path.join(root, d))),
+                  key=lambda d: int(re.sub(r"\D", "", os.path.basename(d)) or 0))
+    return dirs or [root]
+
+
+def configs(run_dir, mode, made):
+    """(slurm.conf text, shareq.conf text) as the run's cluster had them."""
+    saved = [os.path.join(run_dir, f"utilisation-{mode}.{name}")
+             for name in ("slurm.conf", "shareq.conf")]
+    if all(os.path.exists(p) for p in saved):
+        return tuple(open(p).read() for p in saved)
+    shareq_conf = U.SHAREQ_CONF.format(reclaim_after=made.get("reclaim_after",
+                                                              U.RECLAIM_AFTER_S))
+    shareq_conf += "".join(line + "\n" for line in made.get("conf_lines") or [])
+    return SLURM_CONF, shareq_conf
+
+
+def iso(epoch):
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def jobs_of(runs, runtime, made):
+    """{job: (tier, first submit, run time, GPUs)} from a mode's accounted runs. runtime
+    'recorded': the completed run's End - Start (what an sacct trace gives); 'requested': the
+    sleep the benchmark asked for (utilisation.workload() with the run's seed)."""
+    first_submit, elapsed, info = {}, {}, {}
+    for job, tier, state, s, b, e, g, _ in runs:
+        first_submit[job] = min(s, first_submit.get(job, s))
+        info[job] = (tier, g)
+        if state == "COMPLETED":
+            elapsed[job] = e - b
+    if runtime == "requested":
+        asked = U.workload(made["scale"], made["time_scale"], made["seed"])
+        for job, (_, _, _, _, _, sleep) in zip(sorted(info), asked):
+            elapsed[job] = sleep
+    return {job: (info[job][0], first_submit[job], elapsed[job], info[job][1])
+            for job in sorted(info) if job in elapsed}
+
+
+def write_trace(path, jobs):
+    with open(path, "w") as out:
+        out.write("JobID|Account|Partition|Submit|Elapsed|AllocTRES|State|AdminComment\n")
+        for job, (tier, submit, run_s, gpus) in jobs.items():
+            out.write(f"{job}|{SHARE_OF_TIER[tier]}|p5|{iso(submit)}|"
+                      f"{run_s // 3600:02d}:{run_s % 3600 // 60:02d}:{run_s % 60:02d}|"
+                      f"gres/gpu={gpus}|COMPLETED|priority={PRIORITY_OF_TIER[tier]}\n")
+
+
+def simulate(tool, sim_dir, label, slurm_conf, shareq_conf, jobs, opts, fifo):
+    os.makedirs(sim_dir, exist_ok=True)
+    paths = {k: os.path.join(sim_dir, f"{label}.{k}")
+             for k in ("slurm.conf", "shareq.conf", "sacct", "jobs.csv", "json")}
+    with open(paths["slurm.conf"], "w") as f:
+        f.write(slurm_conf)
+    with open(paths["shareq.conf"], "w") as f:
+        f.write(shareq_conf)
+    write_trace(paths["sacct"], jobs)
+    cmd = [tool, "sim", "--slurm-conf", paths["slurm.conf"], "--config", paths["shareq.conf"],
+           "--trace", paths["sacct"], "--sched-interval", str(opts.sched_interval),
+           "--submit-delay", str(opts.submit_delay), "--json", "--jobs-csv", paths["jobs.csv"]] + \
+        (["--baseline", "fifo"] if fifo else [])
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr}")
+    with open(paths["json"], "w") as f:
+        f.write(out.stdout)
+    if opts.verbose:
+        print("  " + " ".join(cmd), file=sys.stderr)
+    result = json.loads(out.stdout)
+    with open(paths["jobs.csv"]) as f:
+        rows = list(csv.DictReader(f))
+    return result, rows
+
+
+def sim_runs(rows, jobs, origin):
+    """The simulator's jobs in utilisation.py's run form (its --jobs-csv gives each job's last
+    run only: a preempted run it lost is missing here, but not from its meter)."""
+    out = []
+    for r in rows:
+        job = int(r["id"])
+        if int(r["start"]) < 0:
+            continue
+        tier, _, _, gpus = jobs[job]
+        out.append((job, tier, "COMPLETED", origin + int(r["submit"]), origin + int(r["start"]),
+                    origin + int(r["end"]), gpus, r["nodes"]))
+    return out
+
+
+def share_strict(runs):
+    """{tier: GPUs busy / min(capacity, busy + waiting)} over the tier's own runs, second by
+    second (the simulator's per-share strict figure)."""
+    out = {}
+    for tier, _, _ in U.TIERS:
+        spans = [(s, b, e, g) for _, t, _, s, b, e, g, _ in runs if t == tier]
+        if not spans:
+            continue
+        busy = could = 0
+        for t in range(min(r[0] for r in spans), max(r[2] for r in spans) + 1):
+            running = sum(r[3] for r in spans if r[1] <= t < r[2])
+            waiting = sum(r[3] for r in spans if r[0] <= t < r[1])
+            busy += running
+            could += min(U.CAPACITY_GPUS, running + waiting)
+        out[tier] = busy / could if could else 0.0
+    return out
+
+
+def final_starts(runs):
+    """{job: start of the run that completed}."""
+    return {job: b for job, _, state, _, b, _, _, _ in runs if state == "COMPLETED"}
+
+
+def start_order(cluster_runs, simulated, tier):
+    """(Kendall distance, comparable pairs, first divergence or None, jobs, Kendall distance
+    among jobs of the same size) of `tier`'s starts: pairs the cluster started in one order and
+    the simulator in the other (a tie on either side is neither order); the first divergence is
+    the first position where the two orders, ties broken by job id, name different jobs."""
+    c, s = final_starts(cluster_runs), final_starts(simulated)
+    gpus = {r[0]: r[6] for r in cluster_runs}
+    jobs = sorted(j for j in c if j in s and any(r[0] == j and r[1] == tier
+                                                for r in cluster_runs))
+    discordant = comparable = same_size = 0
+    for a, b in itertools.combinations(jobs, 2):
+        dc, ds = c[a] - c[b], s[a] - s[b]
+        if dc == 0 or ds == 0:
+            continue
+        comparable += 1
+        discordant += (dc > 0) != (ds > 0)
+        same_size += (dc > 0) != (ds > 0) and gpus[a] == gpus[b]
+    order_c = sorted(jobs, key=lambda j: (c[j], j))
+    order_s = sorted(jobs, key=lambda j: (s[j], j))
+    first = next((i for i, (x, y) in enumerate(zip(order_c, order_s)) if x != y), None)
+    return discordant, comparable, first, len(jobs), same_size
+
+
+def compare_run(run_dir, tool, opts):
+    with open(os.path.join(run_dir, "run.json")) as f:
+        made = json.load(f)
+    rows_out = {}
+    for mode in ("shareq", "stock"):
+        path = os.path.join(run_dir, f"utilisation-{mode}.runs")
+        if not os.path.exists(path):
+            continue
+        cluster = U.read_runs(path)
+        jobs = jobs_of(cluster, opts.runtime, made)
+        slurm_conf, shareq_conf = configs(run_dir, "shareq", made)
+        origin = min(j[1] for j in jobs.values())
+        result, rows = simulate(tool, os.path.join(run_dir, "sim"), mode, slurm_conf,
+                                shareq_conf, jobs, opts, fifo=(mode == "stock"))
+        fig_c = U.figures(cluster)
+        sim = result["runs"][0 if mode == "shareq" else 1]
+        p5 = next(f for f in sim["families"] if f["family"] == "p5")
+        entry = {"cluster": (fig_c["utilisation"], fig_c["placeable"]),
+                 "sim": (p5["strict"], p5["placeable"]), "span": (fig_c["span_s"],
+                                                                 sim["span_s"]),
+                 "preempted": (fig_c["preempted_runs"], p5["preempted_runs"])}
+        if mode == "shareq":
+            simulated = sim_runs(rows, jobs, origin)
+            fig_s = U.figures(simulated)
+            entry["sim_csv"] = (fig_s["utilisation"], fig_s["placeable"])
+            sc, ss = share_strict(cluster), share_strict(simulated)
+            sim_share = {s["share"].lower(): s["strict"] for s in sim["shares"]
+                         if s["family"] == "p5"}
+            entry["shares"] = {
+                tier: {"cluster": sc.get(tier, 0.0), "sim": sim_share.get(share, 0.0),
+                       "sim_csv": ss.get(tier, 0.0),
+                       "order": start_order(cluster, simulated, tier),
+                       "waits": (fig_c[f"{tier}_p50"], fig_c[f"{tier}_p90"],
+                                 fig_s[f"{tier}_p50"], fig_s[f"{tier}_p90"])}
+                for tier, share, _ in U.TIERS}
+        rows_out[mode] = entry
+    return rows_out
+
+
+def pct(x):
+    return f"{100 * x:.1f}%"
+
+
+def pts(a, b):
+    return f"{100 * (b - a):+.1f}"
+
+
+def print_run(name, res, markdown):
+    def line(cells):
+        if markdown:
+            print("| " + " | ".join(cells) + " |")
+        else:
+            print("  ".join(f"{c:<14}" if i == 0 else f"{c:>16}" for i, c in enumerate(cells)))
+
+    print(f"\n{name}")
+    if markdown:
+        print()
+    line(["figure", "cluster", "sim", "sim - cluster (pts)", "sim, from its CSV"])
+    if markdown:
+        print("|---|---|---|---|---|")
+    for mode, r in res.items():
+        label = "shareq" if mode == "shareq" else "stock vs fifo"
+        for k, which in ((0, "strict"), (1, "placeable")):
+            line([f"{label} {which}", pct(r["cluster"][k]), pct(r["sim"][k]),
+                  pts(r["cluster"][k], r["sim"][k]),
+                  pct(r["sim_csv"][k]) if "sim_csv" in r else "-"])
+        line([f"{label} span (s)", str(r["span"][0]), str(r["span"][1]),
+              f"{r['span'][1] - r['span'][0]:+d}", "-"])
+        line([f"{label} preempted", str(r["preempted"][0]), str(r["preempted"][1]), "", "-"])
+    r = res.get("shareq")
+    if not r:
+        return
+    if markdown:
+        print()
+    line(["share", "strict cluster", "strict sim", "sim - cluster (pts)",
+          "start order: Kendall / pairs (same size), first divergence",
+          "wait P50/P90 cluster", "sim"])
+    if markdown:
+        print("|---|---|---|---|---|---|---|")
+    for tier, s in r["shares"].items():
+        d, n, first, count, same = s["order"]
+        w = s["waits"]
+        line([tier, pct(s["cluster"]), pct(s["sim"]), pts(s["cluster"], s["sim"]),
+              f"{d} / {n} ({same}), " +
+              ("same order" if first is None else f"at {first + 1} of {count}"),
+              f"{w[0]:.0f} / {w[1]:.0f}", f"{w[2]:.0f} / {w[3]:.0f}"])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dump_dir", help="a utilisation.py --dump-dir tree")
+    parser.add_argument("--tool", default=str(REPO / "build" / "tools" / "shareq"),
+                        help="the shareq tool (default build/tools/shareq)")
+    parser.add_argument("--runtime", choices=["recorded", "requested"], default="recorded",
+                        help="each job's run time: its completed run's End - Start as sacct "
+                        "recorded it (default), or the sleep the benchmark asked for")
+    parser.add_argument("--sched-interval", type=int, default=5,
+                        help="shareq sim --sched-interval (default 5: the cluster's)")
+    parser.add_argument("--submit-delay", type=int, default=U.BATCH_SCHED_DELAY_S,
+                        help="shareq sim --submit-delay (default %(default)s: the cluster's "
+                        "batch_sched_delay; 0: a pass at each submission, the simulator's default)")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="print the sim commands")
+    opts = parser.parse_args()
+    if not os.path.isdir(opts.dump_dir):
+        parser.error(f"{opts.dump_dir}: no such directory")
+    if not os.access(opts.tool, os.X_OK):
+        parser.error(f"--tool: {opts.tool} is missing: build the shareq tool first")
+    results = []
+    for d in run_dirs(opts.dump_dir):
+        if not os.path.exists(os.path.join(d, "run.json")):
+            continue
+        res = compare_run(d, opts.tool, opts)
+        if res:
+            results.append(res)
+            print_run(os.path.basename(d), res, opts.markdown)
+    if not results:
+        parser.error(f"{opts.dump_dir}: no runK/utilisation-MODE.runs with a run.json")
+    summary(results)
+
+
+def summary(results):
+    print("\nsummary over the runs (sim - cluster, points: median [range])")
+    for mode, label in (("shareq", "shareq"), ("stock", "stock vs fifo")):
+        rs = [r[mode] for r in results if mode in r]
+        if not rs:
+            continue
+        for k, which in ((0, "strict"), (1, "placeable")):
+            diffs = [r["sim"][k] - r["cluster"][k] for r in rs]
+            print(f"  {label} {which}: {U.spread(diffs, 'pts')}")
+    rs = [r["shareq"] for r in results if "shareq" in r]
+    for tier, _, _ in U.TIERS:
+        diffs = [r["shares"][tier]["sim"] - r["shares"][tier]["cluster"] for r in rs]
+        orders = [r["shares"][tier]["order"] for r in rs]
+        same = sum(1 for o in orders if o[2] is None)
+        print(f"  {tier}: strict {U.spread(diffs, 'pts')}; start order the same in {same} of "
+              f"{len(orders)} runs; Kendall distance / pairs (of which jobs of one size) " +
+              ", ".join(f"{o[0]}/{o[1]} ({o[4]})" for o in orders))
+
+
+if __name__ == "__main__":
+    main()
