@@ -35,7 +35,22 @@ fi
 
 mkdir -p "$dest"
 rm -rf "$tree"
-(cd "$dest" && apt-get source -q "slurm-wlm=$version" >&2)
+if ! (cd "$dest" && apt-get source -q "slurm-wlm=$version" >&2); then
+  # Some archives (the one these machines reach, for Debian 13 and unstable) serve the upstream
+  # tarball of a source package but not its .dsc and Debian patches. Fall back to that tarball,
+  # checked against the Sources index's SHA256, and say so: the headers are upstream's, unpatched.
+  orig=$(apt-get source --print-uris -q "slurm-wlm=$version" 2>/dev/null | grep -E "\.orig\.tar\.[a-z0-9]+' " || true)
+  [ -n "$orig" ] || { echo "fetch-slurm-src: no source for slurm-wlm=$version in the archive" >&2; exit 1; }
+  read -r uri file _size hash <<<"$orig"
+  uri=${uri//\'/}
+  echo "fetch-slurm-src: WARNING: the archive has no .dsc/Debian patches for slurm-wlm=$version;" \
+    "using the checked upstream tarball $file without Debian's patches" >&2
+  /usr/lib/apt/apt-helper download-file "$uri" "$dest/$file" "$hash" >&2 ||
+    { echo "fetch-slurm-src: cannot fetch $uri" >&2; exit 1; }
+  mkdir -p "$tree"
+  tar -xf "$dest/$file" -C "$tree" --strip-components=1
+  echo "upstream $file, no Debian patches" >"$tree/.shareq-source"
+fi
 (
   cd "$tree"
   ./configure --prefix=/usr --libdir=/usr/lib/x86_64-linux-gnu --sysconfdir=/etc/slurm \

@@ -5,19 +5,20 @@
 #include <slurm/slurm_errno.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
 #include <string>
 
 #include "policy/held_capacity.hpp"
+#include "slurm_api_compat.h"
 #include "slurm_job_info.hpp"
 #include "text.hpp"
 #include "tres.hpp"
 
 // Exported by libslurm and used by squeue and scontrol for the same columns, but not declared in
-// <slurm/slurm.h>: declared here with their 22.05 signatures.
-extern "C" char* slurm_job_reason_string(enum job_state_reason inx);
+// <slurm/slurm.h> (the reason's name: slurm_api_compat.h).
 extern "C" char* slurm_job_state_string(uint32_t inx);
 
 namespace shareq::tool {
@@ -31,7 +32,7 @@ void init_once() {
 }
 
 Error slurm_error(const std::string& what) {
-  const int code = slurm_get_errno();
+  const int code = errno;  // libslurm's API sets errno (slurm_get_errno() is gone in 24.11)
   return Error{"slurmctld",
                "cannot load " + what + ": " + str(slurm_strerror(code)) +
                    " (is slurmctld running and SLURM_CONF pointing at its slurm.conf?)"};
@@ -51,7 +52,8 @@ std::string user_name(uint32_t uid) {
 std::vector<std::string> expand_hosts(const char* list) {
   std::vector<std::string> names;
   if (list == nullptr || list[0] == '\0') return names;
-  hostlist_t hosts = slurm_hostlist_create(list);
+  // hostlist_t is a pointer in 22.05 and the struct itself from 23.11: auto* fits both.
+  auto* hosts = slurm_hostlist_create(list);
   if (hosts == nullptr) return names;
   while (char* host = slurm_hostlist_shift(hosts)) {
     names.emplace_back(host);
@@ -64,7 +66,7 @@ std::vector<std::string> expand_hosts(const char* list) {
 // squeue's %r: the plugin's words when it set them, else Slurm's reason name.
 std::string reason_of(const slurm_job_info_t& job) {
   if (job.state_desc != nullptr && job.state_desc[0] != '\0') return job.state_desc;
-  return str(slurm_job_reason_string(static_cast<enum job_state_reason>(job.state_reason)));
+  return str(shareq_slurm_job_reason_string(static_cast<enum job_state_reason>(job.state_reason)));
 }
 
 // job_info_of's plain fields, plus what needs libslurm or the system.
@@ -124,7 +126,7 @@ Result<int64_t> load_job_end_allowance() {
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) return slurm_error("the configuration");
   const int64_t allowance = policy::job_end_allowance_s(conf->kill_wait, conf->msg_timeout);
-  slurm_free_ctl_conf(conf);
+  shareq_slurm_free_ctl_conf(conf);
   return allowance;
 }
 
@@ -152,8 +154,8 @@ Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) 
   update.node_names = names.data();
   update.extra = text.data();
   if (slurm_update_node(&update) != SLURM_SUCCESS) {
-    return Error{"slurmctld", "cannot set Extra on " + nodes + ": " +
-                                  str(slurm_strerror(slurm_get_errno())) +
+    const int code = errno;
+    return Error{"slurmctld", "cannot set Extra on " + nodes + ": " + str(slurm_strerror(code)) +
                                   " (ending a pool needs root or SlurmUser)"};
   }
   return true;

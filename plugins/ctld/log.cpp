@@ -4,8 +4,8 @@
 #include <cstdio>
 
 extern "C" {
-#include "config.h"
-#include "src/common/slurm_xlator.h"
+#include "src/common/slurm_xlator.h"  // first: it renames what the others declare
+#include "slurm_compat.h"
 #include "src/common/log.h"
 }
 

@@ -105,7 +105,7 @@ policy::JobRecord running_record(JobRecord* job) {
 policy::JobRecord pending_record(JobRecord* job) {
   policy::JobRecord r = common_record(job);
   if (job->part_ptr_list != nullptr) {
-    ListIterator it = list_iterator_create(job->part_ptr_list);
+    list_itr_t* it = list_iterator_create(job->part_ptr_list);
     while (auto* part = static_cast<part_record_t*>(list_next(it))) {
       r.partitions.emplace_back(part->name);
     }
@@ -213,7 +213,7 @@ void jobs_reset(void* job_list_ptr) {
   (void)gpu_tres_pos();
   std::map<uint32_t, RunningAllocation> fresh;
   if (job_list_ptr != nullptr) {
-    ListIterator it = list_iterator_create(static_cast<List>(job_list_ptr));
+    list_itr_t* it = list_iterator_create(static_cast<list_t*>(job_list_ptr));
     while (auto* job = static_cast<job_record_t*>(list_next(it))) {
       if (!IS_JOB_RUNNING(job) && !IS_JOB_SUSPENDED(job)) continue;
       RunningAllocation a = allocation_of(job);

@@ -1,4 +1,4 @@
-// Slurm 22.05's controller headers for shareq's controller code, WITHOUT slurm_xlator.h (its
+// Slurm's controller headers for shareq's controller code, WITHOUT slurm_xlator.h (its
 // `#define error slurm_error` would rename Result::error(); log through log.hpp instead).
 //
 // Select and priority plugins are also loaded outside slurmctld (slurmd, sbatch, srun, sshare),
@@ -8,7 +8,7 @@
 #pragma once
 
 extern "C" {
-#include "config.h"
+#include "slurm_compat.h"
 #include "src/slurmctld/slurmctld.h"
 #include "src/common/assoc_mgr.h"
 #include "src/common/list.h"

@@ -4,7 +4,7 @@
 #include "policy/ordering.hpp"
 
 extern "C" SHAREQ_CTLD_API void shareq_fill_priority_factors(const shareq_priority_parts_t* parts,
-                                                             priority_factors_object_t* out) {
+                                                             priority_factors_t* out) {
   using shareq::policy::kShareRankWeight;
   out->priority_age = 0;
   out->priority_assoc = 0;
@@ -12,7 +12,9 @@ extern "C" SHAREQ_CTLD_API void shareq_fill_priority_factors(const shareq_priori
   out->priority_js = 0;
   out->priority_part = 0;
   out->priority_qos = 0;
+#if !SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
   out->direct_prio = 0;
+#endif
   out->priority_tres = nullptr;
   out->tres_cnt = 0;
   out->tres_names = nullptr;

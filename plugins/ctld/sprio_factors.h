@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "slurm/slurm.h"
+#include "slurm_compat.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,10 +37,10 @@ typedef struct shareq_priority_parts {
   uint32_t job_priority; /* 0..99 */
 } shareq_priority_parts_t;
 
-/* Sets the factor fields of `out` (priority_*, nice, tres_cnt = 0); leaves job_id, partition,
- * user_id and cluster_name alone. Frees nothing: `out` must hold no TRES arrays. */
-void shareq_fill_priority_factors(const shareq_priority_parts_t* parts,
-                                  priority_factors_object_t* out);
+/* Sets the factor fields of `out` (priority_*, nice, tres_cnt = 0; direct_prio = 0 where the
+ * factors and the sprio row are one struct, 22.05); leaves job_id, partition, user_id and
+ * cluster_name alone. Frees nothing: `out` must hold no TRES arrays. */
+void shareq_fill_priority_factors(const shareq_priority_parts_t* parts, priority_factors_t* out);
 
 #ifdef __cplusplus
 }

@@ -122,7 +122,7 @@ warm::JobToStart pending_of(job_record_t* job, std::vector<std::string> partitio
 std::vector<std::string> pending_partitions(job_record_t* job) {
   std::vector<std::string> parts;
   if (job->part_ptr_list != nullptr) {
-    ListIterator it = list_iterator_create(job->part_ptr_list);
+    list_itr_t* it = list_iterator_create(job->part_ptr_list);
     while (auto* part = static_cast<part_record_t*>(list_next(it))) parts.emplace_back(part->name);
     list_iterator_destroy(it);
   } else if (job->part_ptr != nullptr) {

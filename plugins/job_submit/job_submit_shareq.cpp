@@ -2,9 +2,11 @@
 // (the authority; the SPANK plugin's client-side checks are a courtesy), maps the share to the
 // job's account, and records the accepted values on the job (spank_job_env, AdminComment).
 //
-// Slurm 22.05 looks up "job_submit" and "job_modify" (src/slurmctld/job_submit.c); both run in
+// Slurm looks up "job_submit" and "job_modify" (src/slurmctld/job_submit.c, 22.05;
+// src/interfaces/job_submit.c, 24.11, where job_modify also takes char **err_msg); both run in
 // slurmctld's RPC threads with the config, job, node and partition locks held (job write lock
-// for submission and update) and under job_submit.c's own context mutex.
+// for submission and update). 22.05 serialises them under job_submit.c's context mutex; 24.11
+// holds only a read lock on its context there, so calls may run concurrently.
 #include <memory>
 #include <string>
 
@@ -21,7 +23,12 @@ SHAREQ_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 SHAREQ_EXPORT int init(void);
 SHAREQ_EXPORT int fini(void);
 SHAREQ_EXPORT int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg);
+#if SHAREQ_SLURM_JOB_MODIFY_ERR_MSG
+SHAREQ_EXPORT int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid,
+                             char** err_msg);
+#else
 SHAREQ_EXPORT int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid);
+#endif
 
 namespace {
 
@@ -98,8 +105,10 @@ int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
 }
 
 // A user must not leave their share through `scontrol update Account= / Partition=`: a change
-// of either is validated as a new submission would be (a new account becomes the share).
-int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+// of either is validated as a new submission would be (a new account becomes the share). The
+// refusal's words go to `user_msg` where the release passes one (scontrol shows them), and to the
+// log.
+int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid, char** user_msg) {
   const bool account_changes =
       job_desc->account != nullptr && xstrcasecmp(job_desc->account, job_ptr->account) != 0;
   const bool partition_changes =
@@ -122,6 +131,11 @@ int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid)
   if (rc != SLURM_SUCCESS) {
     info("shareq: job_modify: refused update of JobId=%u by uid %u: %s", job_ptr->job_id,
          submit_uid, err_msg != nullptr ? err_msg : "(no message)");
+    if (user_msg != nullptr && err_msg != nullptr) {
+      xfree(*user_msg);
+      *user_msg = err_msg;
+      err_msg = nullptr;
+    }
   }
   xfree(err_msg);
   return rc;
@@ -161,8 +175,17 @@ extern "C" int job_submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** 
       [](const char* what) { report("submit", what); });
 }
 
-extern "C" int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+#if SHAREQ_SLURM_JOB_MODIFY_ERR_MSG
+extern "C" int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid,
+                          char** err_msg) {
   return guarded(
-      SLURM_ERROR, [&] { return modify(job_desc, job_ptr, submit_uid); },
+      SLURM_ERROR, [&] { return modify(job_desc, job_ptr, submit_uid, err_msg); },
       [](const char* what) { report("modify", what); });
 }
+#else
+extern "C" int job_modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid) {
+  return guarded(
+      SLURM_ERROR, [&] { return modify(job_desc, job_ptr, submit_uid, nullptr); },
+      [](const char* what) { report("modify", what); });
+}
+#endif

@@ -8,6 +8,7 @@
 //
 // Slurm's candidate list is built from preempt_p_preemptable() and sorted by get_data(PRIO),
 // lower first; select/shareq then hands cons_tres exactly pick_victims()'s victims, in order.
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -25,7 +26,11 @@
 
 extern "C" {
 #include "src/slurmctld/job_scheduler.h"
+#if __has_include("src/interfaces/preempt.h")
+#include "src/interfaces/preempt.h"  // 23.02+
+#else
 #include "src/slurmctld/preempt.h"
+#endif
 }
 
 SHAREQ_EXPORT const char plugin_name[] = "shareq preemption plugin";

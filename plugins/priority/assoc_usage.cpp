@@ -22,9 +22,9 @@ void decay_usage(slurmdb_assoc_usage_t* usage, double factor, int tres_cnt) {
 // Top-down, like multifactor's _set_children_usage_efctv, but users too, and each
 // association's fs_factor and level_fs: with PriorityFlags' default FAIR_TREE, sshare prints
 // those fields instead of calling priority_p_calc_fs_factor.
-void set_children_usage_efctv(List children) {
+void set_children_usage_efctv(list_t* children) {
   if (children == nullptr || list_count(children) == 0) return;
-  ListIterator it = list_iterator_create(children);
+  list_itr_t* it = list_iterator_create(children);
   while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
     set_assoc_usage(assoc);
     assoc->usage->fs_factor = fs_factor(assoc->usage->usage_efctv, assoc->usage->shares_norm);
@@ -118,7 +118,7 @@ void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
   if (elapsed > 0) {
     const double factor = policy::decay_factor(elapsed, half_life_s);
     if (factor != 1.0) {
-      ListIterator it = list_iterator_create(assoc_mgr_assoc_list);
+      list_itr_t* it = list_iterator_create(assoc_mgr_assoc_list);
       while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(list_next(it))) {
         decay_usage(assoc->usage, factor, tres_cnt);
         if (assoc->leaf_usage != nullptr && assoc->leaf_usage != assoc->usage) {
@@ -138,7 +138,7 @@ void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
       }
     }
     if (job_list != nullptr) {
-      ListIterator it = list_iterator_create(job_list);
+      list_itr_t* it = list_iterator_create(job_list);
       while (auto* job = static_cast<job_record_t*>(list_next(it))) {
         if (!IS_JOB_RUNNING(job)) continue;
         add_job_usage(job, static_cast<double>(now - accrual_start(job, last_ran)), tres_cnt);

@@ -33,7 +33,7 @@ int compare_entries(void* x, void* y) {
 bool in_order() {
   const job_record_t* previous = nullptr;
   bool sorted = true;
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (previous != nullptr && compare(previous, job) > 0) {
       sorted = false;

@@ -3,9 +3,10 @@
 // pass (recalc.hpp) recomputes every pending job and accrues decayed usage; sprio and sshare
 // show the result.
 //
-// Slurm 22.05 looks up the six priority_p_* symbols of src/common/slurm_priority.c. The plugin
-// is loaded by slurmctld and by sshare (which calls priority_p_calc_fs_factor); init() starts
-// nothing outside slurmctld.
+// Slurm looks up the priority_p_* symbols of src/common/slurm_priority.c (22.05: six) or
+// src/interfaces/priority.c (24.11: eight, with priority_p_recover and priority_p_thread_start);
+// slurm_compat.h says which this release has. The plugin is loaded by slurmctld and by sshare
+// (which calls priority_p_calc_fs_factor); nothing starts outside slurmctld.
 //
 // Locks, per entry point (Slurm holds them when it calls; shareq adds only its own mutexes,
 // always innermost, and assoc_mgr locks after slurmctld's, as locks.h requires):
@@ -14,8 +15,11 @@
 //     re-read (file I/O under shareq's config mutex).
 //   priority_p_set_assoc_usage: assoc_mgr assoc lock held by the caller (assoc_mgr_get_shares).
 //   priority_p_calc_fs_factor: pure arithmetic (sshare).
-//   priority_p_get_priority_factors_list: an RPC thread with no lock: takes the job, node and
-//     partition read locks, like multifactor.
+//   priority_p_get_priority_factors_list: 22.05: an RPC thread with no lock: takes the job, node
+//     and partition read locks, like multifactor; 24.11: the RPC holds them (and the assoc_mgr
+//     QOS read lock).
+//   priority_p_recover (24.11): after job state recovery; nothing to do.
+//   priority_p_thread_start (24.11): starts the background pass (init() does in 22.05).
 //   priority_p_job_end: job write lock held (job_completion_logger); takes assoc_mgr locks.
 #include <algorithm>
 #include <vector>
@@ -42,10 +46,22 @@ SHAREQ_EXPORT int fini(void);
 SHAREQ_EXPORT uint32_t priority_p_set(uint32_t last_prio, job_record_t* job_ptr);
 SHAREQ_EXPORT void priority_p_reconfig(bool assoc_clear);
 SHAREQ_EXPORT void priority_p_set_assoc_usage(slurmdb_assoc_rec_t* assoc);
+#if SHAREQ_SLURM_PRIORITY_CALC_FS_FACTOR
 SHAREQ_EXPORT double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm);
-SHAREQ_EXPORT List priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg,
-                                                        uid_t uid);
+#endif
+#if SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
+SHAREQ_EXPORT list_t* priority_p_get_priority_factors_list(uid_t uid);
+#else
+SHAREQ_EXPORT list_t* priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg,
+                                                           uid_t uid);
+#endif
 SHAREQ_EXPORT void priority_p_job_end(job_record_t* job_ptr);
+#if SHAREQ_SLURM_PRIORITY_RECOVER
+SHAREQ_EXPORT uint32_t priority_p_recover(uint32_t prio_boost);
+#endif
+#if SHAREQ_SLURM_PRIORITY_THREAD_START
+SHAREQ_EXPORT void priority_p_thread_start(void);
+#endif
 
 namespace {
 
@@ -56,9 +72,9 @@ void report(const char* where, const char* what) { log_error("priority: %s: %s",
 
 bool in_controller() { return running_in_slurmctld(); }
 
-bool listed(List list, uint32_t value) {
+bool listed(list_t* list, uint32_t value) {
   if (list == nullptr) return true;
-  ListIterator it = list_iterator_create(list);
+  list_itr_t* it = list_iterator_create(list);
   bool found = false;
   while (auto* v = static_cast<uint32_t*>(list_next(it))) {
     if (*v == value) {
@@ -73,10 +89,31 @@ bool listed(List list, uint32_t value) {
 // Whether `uid` may see `job` (PrivateData=jobs), as multifactor decides without MCS.
 bool visible_to(const job_record_t* job, uid_t uid) {
   if (!(slurm_conf.private_data & PRIVATE_DATA_JOBS) || job->user_id == uid) return true;
-  return validate_operator(uid) || assoc_mgr_is_user_acct_coord(acct_db_conn, uid, job->account);
+  return validate_operator(uid) || shareq_is_user_acct_coord(acct_db_conn, uid, job->account);
 }
 
-void add_factors(List out, const job_record_t* job, part_record_t* part) {
+#if SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
+// The row owns its strings and a copy of the job's factors (slurm_destroy_priority_factors_object
+// frees them), as multifactor's rows. One row per partition, with the job's QOS.
+void add_factors(list_t* out, const job_record_t* job, part_record_t* part) {
+  auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+  obj->account = xstrdup(job->account);
+  obj->job_id = job->job_id;
+  obj->partition = xstrdup(part->name);
+  obj->qos = xstrdup(job->qos_ptr != nullptr ? job->qos_ptr->name : nullptr);
+  obj->user_id = job->user_id;
+  if (job->direct_set_prio != 0) {
+    obj->direct_prio = job->priority;
+  } else {
+    obj->prio_factors = static_cast<priority_factors_t*>(xmalloc(sizeof(priority_factors_t)));
+    slurm_copy_priority_factors(obj->prio_factors, job->prio_factors);  // NULL: all zero
+  }
+  list_append(out, obj);
+}
+#else
+// The row is the job's factors; its partition is the partition's own string (the list's
+// destructor frees only the TRES arrays).
+void add_factors(list_t* out, const job_record_t* job, part_record_t* part) {
   auto* obj = static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
   if (job->direct_set_prio != 0) {
     obj->direct_prio = job->priority;
@@ -89,14 +126,15 @@ void add_factors(List out, const job_record_t* job, part_record_t* part) {
   obj->user_id = job->user_id;
   list_append(out, obj);
 }
+#endif
 
 // One row per partition of the job that passes the -p filter.
-void add_job(List out, const job_record_t* job, const std::vector<part_record_t*>& parts) {
+void add_job(list_t* out, const job_record_t* job, const std::vector<part_record_t*>& parts) {
   const auto wanted = [&](part_record_t* p) {
     return parts.empty() || std::find(parts.begin(), parts.end(), p) != parts.end();
   };
   if (job->part_ptr_list != nullptr) {
-    ListIterator it = list_iterator_create(job->part_ptr_list);
+    list_itr_t* it = list_iterator_create(job->part_ptr_list);
     while (auto* p = static_cast<part_record_t*>(list_next(it))) {
       if (wanted(p)) add_factors(out, job, p);
     }
@@ -106,16 +144,18 @@ void add_job(List out, const job_record_t* job, const std::vector<part_record_t*
   }
 }
 
-List factors_list(priority_factors_request_msg_t* req, uid_t uid) {
-  slurmctld_lock_t job_read_lock{};
-  job_read_lock.job = READ_LOCK;
-  job_read_lock.node = READ_LOCK;
-  job_read_lock.part = READ_LOCK;
-  shareq::ctld::assert_no_shareq_lock("lock_slurmctld");
-  lock_slurmctld(job_read_lock);
+// The filters sprio asked for (22.05); none where sprio filters the rows itself (`req` NULL).
+struct Filter {
+  list_t* job_ids = nullptr;
+  list_t* uids = nullptr;
+  const char* partitions = nullptr;
+};
+
+// The caller holds the job, node and partition read locks.
+list_t* factors_list(const Filter& req, uid_t uid) {
   std::vector<part_record_t*> parts;
-  if (req->partitions != nullptr) {
-    char* copy = xstrdup(req->partitions);
+  if (req.partitions != nullptr) {
+    char* copy = xstrdup(req.partitions);
     char* save = nullptr;
     for (char* tok = strtok_r(copy, ",", &save); tok != nullptr;
          tok = strtok_r(nullptr, ",", &save)) {
@@ -123,22 +163,21 @@ List factors_list(priority_factors_request_msg_t* req, uid_t uid) {
     }
     xfree(copy);
   }
-  List out = list_create(slurm_destroy_priority_factors_object);
+  list_t* out = list_create(slurm_destroy_priority_factors_object);
   const time_t now = time(nullptr);
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job) || IS_JOB_REVOKED(job) || job->priority == 0) continue;
     if (job->details == nullptr || job->details->begin_time == 0 ||
         job->details->begin_time > now) {
       continue;  // not eligible yet, as multifactor
     }
-    if (!listed(req->job_id_list, job->job_id) || !listed(req->uid_list, job->user_id)) continue;
+    if (!listed(req.job_ids, job->job_id) || !listed(req.uids, job->user_id)) continue;
     if (!visible_to(job, uid)) continue;
-    if (req->partitions != nullptr && parts.empty()) continue;
+    if (req.partitions != nullptr && parts.empty()) continue;
     add_job(out, job, parts);
   }
   list_iterator_destroy(it);
-  unlock_slurmctld(job_read_lock);
   if (list_count(out) == 0) FREE_NULL_LIST(out);
   return out;
 }
@@ -154,7 +193,9 @@ extern "C" int init(void) {
           log_error("priority: no good shareq.conf yet: every job gets priority %u until one loads",
                     SHAREQ_OUTSIDE_PRIORITY);
         }
-        shareq::priority::start_recalc();
+#if !SHAREQ_SLURM_PRIORITY_THREAD_START
+        shareq::priority::start_recalc();  // later: priority_p_thread_start
+#endif
         shareq::ctld::log_info("priority: loaded");
         return SLURM_SUCCESS;
       },
@@ -202,18 +243,45 @@ extern "C" void priority_p_set_assoc_usage(slurmdb_assoc_rec_t* assoc) {
       [](const char* what) { report("set_assoc_usage", what); });
 }
 
+#if SHAREQ_SLURM_PRIORITY_CALC_FS_FACTOR
 extern "C" double priority_p_calc_fs_factor(long double usage_efctv, long double shares_norm) {
   return guarded(
       0.0, [&] { return shareq::priority::fs_factor(usage_efctv, shares_norm); },
       [](const char* what) { report("calc_fs_factor", what); });
 }
+#endif
 
-extern "C" List priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg,
-                                                     uid_t uid) {
+#if SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
+// The RPC holds the job, node and partition read locks and the assoc_mgr QOS read lock; sprio
+// filters the rows.
+extern "C" list_t* priority_p_get_priority_factors_list(uid_t uid) {
   return guarded(
-      static_cast<List>(nullptr), [&] { return factors_list(req_msg, uid); },
+      static_cast<list_t*>(nullptr), [&] { return factors_list(Filter{}, uid); },
       [](const char* what) { report("get_priority_factors_list", what); });
 }
+#else
+// An RPC thread with no lock: takes the job, node and partition read locks, like multifactor.
+extern "C" list_t* priority_p_get_priority_factors_list(priority_factors_request_msg_t* req_msg,
+                                                        uid_t uid) {
+  return guarded(
+      static_cast<list_t*>(nullptr),
+      [&] {
+        slurmctld_lock_t job_read_lock{};
+        job_read_lock.job = READ_LOCK;
+        job_read_lock.node = READ_LOCK;
+        job_read_lock.part = READ_LOCK;
+        shareq::ctld::assert_no_shareq_lock("lock_slurmctld");
+        lock_slurmctld(job_read_lock);
+        struct Unlock {
+          slurmctld_lock_t locks;
+          ~Unlock() { unlock_slurmctld(locks); }
+        } unlock{job_read_lock};
+        return factors_list(Filter{req_msg->job_id_list, req_msg->uid_list, req_msg->partitions},
+                            uid);
+      },
+      [](const char* what) { report("get_priority_factors_list", what); });
+}
+#endif
 
 extern "C" void priority_p_job_end(job_record_t* job_ptr) {
   guarded(
@@ -225,3 +293,26 @@ extern "C" void priority_p_job_end(job_record_t* job_ptr) {
       },
       [](const char* what) { report("job_end", what); });
 }
+
+#if SHAREQ_SLURM_PRIORITY_RECOVER
+// After slurmctld recovered its job state (sync_job_priorities). The boost keeps priority/basic's
+// decreasing priorities above zero; shareq's are absolute, so none.
+extern "C" uint32_t priority_p_recover(uint32_t prio_boost) {
+  (void)prio_boost;
+  return 0;
+}
+#endif
+
+#if SHAREQ_SLURM_PRIORITY_THREAD_START
+// slurmctld, once its configuration and state are read (controller.c, under the config write
+// lock): the background pass starts here, not in init(), which runs under slurmctld's write locks.
+extern "C" void priority_p_thread_start(void) {
+  guarded(
+      0,
+      [] {
+        if (in_controller()) shareq::priority::start_recalc();
+        return 0;
+      },
+      [](const char* what) { report("thread_start", what); });
+}
+#endif

@@ -48,14 +48,17 @@ std::atomic<int64_t> g_last_accrual{0};
 std::string state_path() { return ctld::state_file_path(kStateFile); }
 
 // Whether `f` already holds exactly what shareq_fill_priority_factors writes for `parts`.
-bool holds_factors(const priority_factors_object_t& f, const shareq_priority_parts_t& parts) {
-  priority_factors_object_t want{};
+bool holds_factors(const priority_factors_t& f, const shareq_priority_parts_t& parts) {
+  priority_factors_t want{};
   shareq_fill_priority_factors(&parts, &want);
   return f.priority_tres == nullptr && f.tres_weights == nullptr && f.tres_names == nullptr &&
          f.tres_cnt == want.tres_cnt && f.priority_age == want.priority_age &&
          f.priority_assoc == want.priority_assoc && f.priority_fs == want.priority_fs &&
          f.priority_js == want.priority_js && f.priority_part == want.priority_part &&
-         f.priority_qos == want.priority_qos && f.direct_prio == want.direct_prio &&
+         f.priority_qos == want.priority_qos &&
+#if !SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
+         f.direct_prio == want.direct_prio &&
+#endif
          f.priority_site == want.priority_site && f.nice == want.nice;
 }
 
@@ -63,12 +66,11 @@ bool holds_factors(const priority_factors_object_t& f, const shareq_priority_par
 // periodic pass finds most jobs unchanged).
 void store_factors(job_record_t* job, const shareq_priority_parts_t& parts) {
   if (job->prio_factors == nullptr) {
-    job->prio_factors =
-        static_cast<priority_factors_object_t*>(xmalloc(sizeof(priority_factors_object_t)));
+    job->prio_factors = static_cast<priority_factors_t*>(xmalloc(sizeof(priority_factors_t)));
   } else if (holds_factors(*job->prio_factors, parts)) {
     return;
   }
-  priority_factors_object_t* f = job->prio_factors;
+  priority_factors_t* f = job->prio_factors;
   xfree(f->priority_tres);
   xfree(f->tres_weights);
   xfree(f->tres_names);
@@ -155,7 +157,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   std::vector<job_record_t*> outside;
   std::vector<job_record_t*> records;  // queue[i]'s job
   std::vector<policy::PendingJob> queue;
-  ListIterator it = list_iterator_create(job_list);
+  list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
     pending_ids.push_back(job->job_id);

@@ -7,9 +7,9 @@
 namespace shareq::select {
 namespace {
 
-// Resolves one entry point into its typed member of slurm_select_ops_t.
+// Resolves one entry point into its typed member of SelectOps.
 template <auto Member>
-bool bind(void* handle, const char* symbol, slurm_select_ops_t& ops) {
+bool bind(void* handle, const char* symbol, SelectOps& ops) {
   using Fn = std::remove_reference_t<decltype(ops.*Member)>;
   void* address = dlsym(handle, symbol);
   if (address == nullptr) {
@@ -21,47 +21,51 @@ bool bind(void* handle, const char* symbol, slurm_select_ops_t& ops) {
   return true;
 }
 
-// Every symbol of node_select_syms[] in src/common/select.c (22.05), in its order.
-bool bind_all(void* h, slurm_select_ops_t& o) {
-  using O = slurm_select_ops_t;
-  return bind<&O::plugin_id>(h, "plugin_id", o) &&
-         bind<&O::state_save>(h, "select_p_state_save", o) &&
-         bind<&O::state_restore>(h, "select_p_state_restore", o) &&
-         bind<&O::job_init>(h, "select_p_job_init", o) &&
-         bind<&O::node_init>(h, "select_p_node_init", o) &&
-         bind<&O::job_test>(h, "select_p_job_test", o) &&
-         bind<&O::job_begin>(h, "select_p_job_begin", o) &&
-         bind<&O::job_ready>(h, "select_p_job_ready", o) &&
-         bind<&O::job_expand>(h, "select_p_job_expand", o) &&
-         bind<&O::job_resized>(h, "select_p_job_resized", o) &&
-         bind<&O::job_signal>(h, "select_p_job_signal", o) &&
-         bind<&O::job_fini>(h, "select_p_job_fini", o) &&
-         bind<&O::job_suspend>(h, "select_p_job_suspend", o) &&
-         bind<&O::job_resume>(h, "select_p_job_resume", o) &&
-         bind<&O::step_pick_nodes>(h, "select_p_step_pick_nodes", o) &&
-         bind<&O::step_start>(h, "select_p_step_start", o) &&
-         bind<&O::step_finish>(h, "select_p_step_finish", o) &&
-         bind<&O::nodeinfo_pack>(h, "select_p_select_nodeinfo_pack", o) &&
-         bind<&O::nodeinfo_unpack>(h, "select_p_select_nodeinfo_unpack", o) &&
-         bind<&O::nodeinfo_alloc>(h, "select_p_select_nodeinfo_alloc", o) &&
-         bind<&O::nodeinfo_free>(h, "select_p_select_nodeinfo_free", o) &&
-         bind<&O::nodeinfo_set_all>(h, "select_p_select_nodeinfo_set_all", o) &&
-         bind<&O::nodeinfo_set>(h, "select_p_select_nodeinfo_set", o) &&
-         bind<&O::nodeinfo_get>(h, "select_p_select_nodeinfo_get", o) &&
-         bind<&O::jobinfo_alloc>(h, "select_p_select_jobinfo_alloc", o) &&
-         bind<&O::jobinfo_free>(h, "select_p_select_jobinfo_free", o) &&
-         bind<&O::jobinfo_set>(h, "select_p_select_jobinfo_set", o) &&
-         bind<&O::jobinfo_get>(h, "select_p_select_jobinfo_get", o) &&
-         bind<&O::jobinfo_copy>(h, "select_p_select_jobinfo_copy", o) &&
-         bind<&O::jobinfo_pack>(h, "select_p_select_jobinfo_pack", o) &&
-         bind<&O::jobinfo_unpack>(h, "select_p_select_jobinfo_unpack", o) &&
-         bind<&O::jobinfo_sprint>(h, "select_p_select_jobinfo_sprint", o) &&
-         bind<&O::jobinfo_xstrdup>(h, "select_p_select_jobinfo_xstrdup", o) &&
-         bind<&O::get_info_from_plugin>(h, "select_p_get_info_from_plugin", o) &&
-         bind<&O::update_node_config>(h, "select_p_update_node_config", o) &&
-         bind<&O::reconfigure>(h, "select_p_reconfigure", o) &&
-         bind<&O::resv_test>(h, "select_p_resv_test", o);
+// Every symbol of this release's node_select_syms[] (select_ops.h).
+bool bind_all(void* h, SelectOps& o) {
+// One "&& bind(...)" per table entry, appended to the chain below.
+// NOLINTNEXTLINE(bugprone-macro-parentheses): a chain link, not an expression of its own
+#define SHAREQ_BIND(member, symbol, ret, params, args) &&bind<&SelectOps::member>(h, #symbol, o)
+  return bind<&SelectOps::plugin_id>(h, "plugin_id", o) &&
+         bind<&SelectOps::job_test>(h, "select_p_job_test", o) SHAREQ_SELECT_OPS(SHAREQ_BIND);
+#undef SHAREQ_BIND
 }
+
+#if SHAREQ_SLURM_SERIES(22, 5)
+// 22.05's select.h has Slurm's own table: shareq's must match it member for member.
+#define SHAREQ_SAME_AS_SLURM(member, symbol, ret, params, args)                                    \
+  static_assert(std::is_same_v<decltype(SelectOps::member), decltype(slurm_select_ops_t::member)>, \
+                "select_ops.h: " #symbol " differs from Slurm's slurm_select_ops_t");
+SHAREQ_SELECT_OPS(SHAREQ_SAME_AS_SLURM)
+SHAREQ_SAME_AS_SLURM(job_test, select_p_job_test, , , )
+SHAREQ_SAME_AS_SLURM(plugin_id, plugin_id, , , )
+#undef SHAREQ_SAME_AS_SLURM
+#else
+// Later releases keep their table in select.c; where Slurm's select_g_* wrapper takes exactly the
+// plugin's parameters (select.h), shareq's member must have that type.
+#define SHAREQ_SAME_AS_WRAPPER(member, wrapper)                                  \
+  static_assert(std::is_same_v<decltype(SelectOps::member), decltype(&wrapper)>, \
+                "select_ops.h: " #member " differs from Slurm's " #wrapper "()");
+SHAREQ_SAME_AS_WRAPPER(job_test, select_g_job_test)
+SHAREQ_SAME_AS_WRAPPER(state_save, select_g_state_save)
+SHAREQ_SAME_AS_WRAPPER(state_restore, select_g_state_restore)
+SHAREQ_SAME_AS_WRAPPER(job_init, select_g_job_init)
+SHAREQ_SAME_AS_WRAPPER(node_init, select_g_node_init)
+SHAREQ_SAME_AS_WRAPPER(job_begin, select_g_job_begin)
+SHAREQ_SAME_AS_WRAPPER(job_ready, select_g_job_ready)
+SHAREQ_SAME_AS_WRAPPER(job_expand, select_g_job_expand)
+SHAREQ_SAME_AS_WRAPPER(job_resized, select_g_job_resized)
+SHAREQ_SAME_AS_WRAPPER(job_fini, select_g_job_fini)
+SHAREQ_SAME_AS_WRAPPER(job_suspend, select_g_job_suspend)
+SHAREQ_SAME_AS_WRAPPER(job_resume, select_g_job_resume)
+SHAREQ_SAME_AS_WRAPPER(step_start, select_g_step_start)
+SHAREQ_SAME_AS_WRAPPER(step_finish, select_g_step_finish)
+SHAREQ_SAME_AS_WRAPPER(nodeinfo_set_all, select_g_select_nodeinfo_set_all)
+SHAREQ_SAME_AS_WRAPPER(nodeinfo_set, select_g_select_nodeinfo_set)
+SHAREQ_SAME_AS_WRAPPER(get_info_from_plugin, select_g_get_info_from_plugin)
+SHAREQ_SAME_AS_WRAPPER(reconfigure, select_g_reconfigure)
+#undef SHAREQ_SAME_AS_WRAPPER
+#endif
 
 }  // namespace
 
@@ -80,7 +84,7 @@ int ConsTres::load(const std::string& path) {
     error("shareq: select: cannot open %s: %s", path.c_str(), dlerror());
     return SLURM_ERROR;
   }
-  slurm_select_ops_t ops{};
+  SelectOps ops{};
   if (!bind_all(handle, ops)) {
     dlclose(handle);
     return SLURM_ERROR;

@@ -1,16 +1,16 @@
-// The wrapped plugin: Debian's select/cons_tres, opened with dlopen() and called through the same
-// operations table (slurm_select_ops_t) Slurm itself fills for a select plugin.
+// The wrapped plugin: Debian's select/cons_tres, opened with dlopen() and called through an
+// operations table with every entry point of this release's select interface (select_ops.h).
 #pragma once
 
 #include <string>
 
-#include "slurm_select.hpp"
+#include "select_ops.h"
 
 namespace shareq::select {
 
 class ConsTres {
  public:
-  // Opens `path` and resolves every select_p_* entry point Slurm 22.05 looks up.
+  // Opens `path` and resolves every select_p_* entry point this release's Slurm looks up.
   // If the library is already loaded (Slurm loads every select_*.so in PluginDir, and dlopen then
   // returns the same instance), its init() has already run and is not called again; otherwise
   // load() calls it and unload() calls its fini(). Returns SLURM_SUCCESS, or SLURM_ERROR with
@@ -21,13 +21,13 @@ class ConsTres {
 
   [[nodiscard]] bool loaded() const { return handle_ != nullptr; }
   // Precondition: loaded().
-  [[nodiscard]] const slurm_select_ops_t& ops() const { return ops_; }
+  [[nodiscard]] const SelectOps& ops() const { return ops_; }
 
  private:
   void* handle_ = nullptr;
   bool we_initialised_ = false;
   int (*fini_)() = nullptr;
-  slurm_select_ops_t ops_{};
+  SelectOps ops_{};
 };
 
 // The one instance the plugin forwards to.

@@ -6,7 +6,11 @@
 #include "slurm_jobs.hpp"
 
 extern "C" {
+#if __has_include("src/interfaces/gres.h")
+#include "src/interfaces/gres.h"  // 23.02+
+#else
 #include "src/common/gres.h"
+#endif
 }
 
 #pragma weak node_record_count  // libslurmfull only; clients load this plugin through libslurm
@@ -33,7 +37,7 @@ bool packing_applies(const JobTestArgs& a) {
 int64_t free_gpus(const node_record_t* node) {
   if (node->gres_list == nullptr) return -1;
   int64_t free = -1;
-  ListIterator it = list_iterator_create(node->gres_list);
+  list_itr_t* it = list_iterator_create(node->gres_list);
   while (auto* gres = static_cast<gres_state_t*>(list_next(it))) {
     if (gres->gres_name == nullptr || std::strcmp(gres->gres_name, "gpu") != 0) continue;
     const auto* state = static_cast<const gres_node_state_t*>(gres->gres_data);

@@ -27,12 +27,14 @@ namespace {
 
 namespace policy = shareq::policy;
 
-// The one reason select_nodes() leaves with its state_desc (see job_test_hook.hpp).
-constexpr uint32_t kShareqReason = WAIT_BLOCK_D_ACTION;
+// The one reason select_nodes() leaves with its state_desc (see job_test_hook.hpp), where the
+// release has one (slurm_compat.h).
+constexpr uint32_t kShareqReason = SHAREQ_SLURM_SELECT_REASON;
 
-int forward_plain(const JobTestArgs& a, List candidates) {
+int forward_plain(const JobTestArgs& a, list_t* candidates) {
   return cons_tres().ops().job_test(a.job_ptr, a.node_bitmap, a.min_nodes, a.max_nodes, a.req_nodes,
-                                    a.mode, candidates, a.preemptee_job_list, a.exc_core_bitmap);
+                                    a.mode, candidates, a.preemptee_job_list,
+                                    SHAREQ_SELECT_JOB_TEST_TAIL_ARGS(a));
 }
 
 // cons_tres on exactly the nodes of `trial`, without preemption. On success the placement is
@@ -40,7 +42,7 @@ int forward_plain(const JobTestArgs& a, List candidates) {
 int try_on(const JobTestArgs& a, bitstr_t* trial) {
   JobTestArgs t = a;
   t.node_bitmap = trial;
-  List none = nullptr;
+  list_t* none = nullptr;
   t.preemptee_job_list = &none;
   int rc = SLURM_ERROR;
   if (bit_set_count(trial) >= static_cast<int>(a.min_nodes)) rc = forward_plain(t, nullptr);
@@ -93,7 +95,7 @@ int try_restricted(const JobTestArgs& a, const std::vector<std::string>& keep, b
 }
 
 // cons_tres; best-fit nodes first when the job starts now without preemption.
-int place(const JobTestArgs& a, List candidates) {
+int place(const JobTestArgs& a, list_t* candidates) {
   if (candidates == nullptr && try_packed(a) == SLURM_SUCCESS) return SLURM_SUCCESS;
   return forward_plain(a, candidates);
 }
@@ -104,7 +106,7 @@ int place(const JobTestArgs& a, List candidates) {
 // warm_job_started). TEST_ONLY ("could it ever run") is not restricted. With no waiting pool
 // (one atomic load) the job goes straight to cons_tres: the scheduler pays nothing for warm
 // pools while there are none.
-int forward(const JobTestArgs& a, List candidates) {
+int forward(const JobTestArgs& a, list_t* candidates) {
   if (a.mode == SELECT_MODE_TEST_ONLY || !running_in_slurmctld()) {
     return forward_plain(a, candidates);
   }
@@ -160,9 +162,9 @@ void clear_wait_reason(job_record_t* job) {
   last_job_update = time(nullptr);
 }
 
-job_record_t* find_in(List list, uint32_t job_id) {
+job_record_t* find_in(list_t* list, uint32_t job_id) {
   job_record_t* found = nullptr;
-  ListIterator it = list_iterator_create(list);
+  list_itr_t* it = list_iterator_create(list);
   while (auto* j = static_cast<job_record_t*>(list_next(it))) {
     if (j->job_id == job_id) {
       found = j;
@@ -178,9 +180,9 @@ const char* kind_name(policy::PreemptKind kind) {
 }
 
 // SystemComment on each victim cons_tres kept, and one log line each.
-void record_victims(List preempted, const policy::VictimChoice& choice, const job_record_t* by,
+void record_victims(list_t* preempted, const policy::VictimChoice& choice, const job_record_t* by,
                     const policy::Policy& p, policy::ShareId share, policy::FamilyId family) {
-  ListIterator it = list_iterator_create(preempted);
+  list_itr_t* it = list_iterator_create(preempted);
   while (auto* victim = static_cast<job_record_t*>(list_next(it))) {
     const auto v = std::find_if(choice.victims.begin(), choice.victims.end(),
                                 [&](const policy::Victim& x) { return x.id == victim->job_id; });
@@ -207,9 +209,9 @@ void record_victims(List preempted, const policy::VictimChoice& choice, const jo
 // whose capacity is below its partitions' size has idle nodes cons_tres would use, and in-share
 // preemption must bring the share back within its quota. Every victim the policy chose is
 // preempted, so the job never starts past a limit.
-void require_all_victims(List* preempted, List victims) {
+void require_all_victims(list_t** preempted, list_t* victims) {
   if (*preempted == nullptr) *preempted = list_create(nullptr);
-  ListIterator it = list_iterator_create(victims);
+  list_itr_t* it = list_iterator_create(victims);
   while (auto* victim = static_cast<job_record_t*>(list_next(it))) {
     if (find_in(*preempted, victim->job_id) == nullptr) list_append(*preempted, victim);
   }
@@ -231,7 +233,7 @@ void record_claim(const policy::Policy& p, const policy::PendingJob& job,
 // them all as candidates.
 int run_with_victims(const JobTestArgs& a, const policy::VictimChoice& choice,
                      const policy::Policy& p, policy::ShareId share, policy::FamilyId family) {
-  List victims = list_create(nullptr);
+  list_t* victims = list_create(nullptr);
   for (const policy::Victim& v : choice.victims) {
     if (job_record_t* j = find_in(a.preemptee_candidates, v.id)) list_append(victims, j);
   }
@@ -280,11 +282,11 @@ int reclaim_to_fit(const Act& act, int rc) {
   const JobTestArgs& a = act.a;
   if (a.preemptee_candidates == nullptr || act.decision.reclaim_to_fit.empty()) return rc;
   std::unordered_map<uint32_t, job_record_t*> offered_by_slurm;
-  ListIterator it = list_iterator_create(a.preemptee_candidates);
+  list_itr_t* it = list_iterator_create(a.preemptee_candidates);
   while (auto* j = static_cast<job_record_t*>(list_next(it)))
     offered_by_slurm.emplace(j->job_id, j);
   list_iterator_destroy(it);
-  List offered = list_create(nullptr);
+  list_t* offered = list_create(nullptr);
   policy::VictimChoice order{true, {}, policy::WaitReason::None};
   for (const policy::JobId id : act.decision.reclaim_to_fit) {
     const auto found = offered_by_slurm.find(id);
@@ -294,12 +296,12 @@ int reclaim_to_fit(const Act& act, int rc) {
   }
   if (list_count(offered) > 0) {
     rc = forward(a, offered);
-    List* taken = a.preemptee_job_list;
+    list_t** taken = a.preemptee_job_list;
     if (rc == SLURM_SUCCESS && a.mode == SELECT_MODE_RUN_NOW && taken != nullptr &&
         *taken != nullptr && list_count(*taken) > 0) {
       record_victims(*taken, order, a.job_ptr, act.p, act.job.share, act.family);
       policy::VictimChoice chosen{true, {}, policy::WaitReason::None};
-      ListIterator t = list_iterator_create(*taken);
+      list_itr_t* t = list_iterator_create(*taken);
       while (auto* v = static_cast<job_record_t*>(list_next(t))) {
         chosen.victims.push_back({v->job_id, policy::PreemptKind::Reclaim});
       }

@@ -14,15 +14,16 @@
 //  - A job that starts now without preemption on one node is offered the GPU best-fit nodes
 //    first (gpu_packing.hpp), then every node.
 //  - A refused job's squeue reason is describe()'s words (state_desc). Its state_reason is
-//    WAIT_BLOCK_D_ACTION: select_nodes() keeps a select plugin's state_desc only for that reason
-//    (and WAIT_BLOCK_MAX_ERR); for any other it resets the reason to Resources and drops the
-//    words. Once the job passes admit() again the reason is cleared.
+//    SHAREQ_SLURM_SELECT_REASON (slurm_compat.h): in 22.05 WAIT_BLOCK_D_ACTION, for which (and
+//    WAIT_BLOCK_MAX_ERR) select_nodes() keeps a select plugin's state_desc; for any other it
+//    resets the reason to Resources and drops the words, as 24.11 does for every reason. Once
+//    the job passes admit() again the reason is cleared.
 //  - Victims that cons_tres picks in RUN_NOW get SystemComment "shareq: preempted by job N
 //    (reclaim|in-share): ..." (scontrol show job), and the preemption is logged.
 // Jobs outside every family go to cons_tres unchanged.
 #pragma once
 
-#include "slurm_select.hpp"
+#include "select_ops.h"
 
 namespace shareq::select {
 
@@ -34,9 +35,17 @@ struct JobTestArgs {
   uint32_t max_nodes;
   uint32_t req_nodes;
   uint16_t mode;  // SELECT_MODE_RUN_NOW / TEST_ONLY / WILL_RUN
-  List preemptee_candidates;
-  List* preemptee_job_list;
+  list_t* preemptee_candidates;
+  list_t** preemptee_job_list;
+  // Passed to cons_tres unchanged (select_ops.h: SHAREQ_SELECT_JOB_TEST_TAIL_PARAMS).
+#if SHAREQ_SLURM_JOB_TEST_RESV_EXC
+  resv_exc_t* resv_exc_ptr;
+#else
   bitstr_t* exc_core_bitmap;
+#endif
+#if SHAREQ_SLURM_JOB_TEST_WILL_RUN_DATA
+  will_run_data_t* will_run_ptr;
+#endif
   time_t now;  // read once per call: every rule of one decision sees the same instant
 };
 

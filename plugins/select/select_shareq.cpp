@@ -1,11 +1,10 @@
 // select/shareq_cons_tres: Slurm's select/cons_tres with shareq's placement hook in front of
 // select_p_job_test. Every other entry point forwards unchanged.
 //
-// Each select_p_* function is first declared with the exact type of its member of
-// slurm_select_ops_t (the table Slurm fills from node_select_syms[]), so a definition whose
-// signature drifts from Slurm's is a compile error ("conflicting declaration of C function").
-#include <type_traits>
-
+// Each select_p_* function is first declared from select_ops.h, this release's table of the
+// select interface (checked against Slurm's own table where a header has it), so a definition
+// whose signature drifts from it is a compile error ("conflicting declaration of C function"),
+// and an entry point the release lacks is neither defined nor exported.
 #include "boundary.hpp"
 #include "cons_tres.hpp"
 #include "job_test_hook.hpp"
@@ -30,11 +29,7 @@ SHAREQ_EXPORT const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 namespace {
 
-template <typename Member>
-using Fn = std::remove_pointer_t<Member>;
-using Ops = slurm_select_ops_t;
-
-const Ops& ops() { return cons_tres().ops(); }
+const shareq::select::SelectOps& ops() { return cons_tres().ops(); }
 
 void report(const char* where, const char* what) { error("shareq: select: %s: %s", where, what); }
 
@@ -42,42 +37,10 @@ void report(const char* where, const char* what) { error("shareq: select: %s: %s
 
 SHAREQ_EXPORT int init(void);
 SHAREQ_EXPORT int fini(void);
-SHAREQ_EXPORT Fn<decltype(Ops::state_save)> select_p_state_save;
-SHAREQ_EXPORT Fn<decltype(Ops::state_restore)> select_p_state_restore;
-SHAREQ_EXPORT Fn<decltype(Ops::job_init)> select_p_job_init;
-SHAREQ_EXPORT Fn<decltype(Ops::node_init)> select_p_node_init;
-SHAREQ_EXPORT Fn<decltype(Ops::job_test)> select_p_job_test;
-SHAREQ_EXPORT Fn<decltype(Ops::job_begin)> select_p_job_begin;
-SHAREQ_EXPORT Fn<decltype(Ops::job_ready)> select_p_job_ready;
-SHAREQ_EXPORT Fn<decltype(Ops::job_expand)> select_p_job_expand;
-SHAREQ_EXPORT Fn<decltype(Ops::job_resized)> select_p_job_resized;
-SHAREQ_EXPORT Fn<decltype(Ops::job_signal)> select_p_job_signal;
-SHAREQ_EXPORT Fn<decltype(Ops::job_fini)> select_p_job_fini;
-SHAREQ_EXPORT Fn<decltype(Ops::job_suspend)> select_p_job_suspend;
-SHAREQ_EXPORT Fn<decltype(Ops::job_resume)> select_p_job_resume;
-SHAREQ_EXPORT Fn<decltype(Ops::step_pick_nodes)> select_p_step_pick_nodes;
-SHAREQ_EXPORT Fn<decltype(Ops::step_start)> select_p_step_start;
-SHAREQ_EXPORT Fn<decltype(Ops::step_finish)> select_p_step_finish;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_pack)> select_p_select_nodeinfo_pack;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_unpack)> select_p_select_nodeinfo_unpack;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_alloc)> select_p_select_nodeinfo_alloc;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_free)> select_p_select_nodeinfo_free;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_set_all)> select_p_select_nodeinfo_set_all;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_set)> select_p_select_nodeinfo_set;
-SHAREQ_EXPORT Fn<decltype(Ops::nodeinfo_get)> select_p_select_nodeinfo_get;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_alloc)> select_p_select_jobinfo_alloc;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_free)> select_p_select_jobinfo_free;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_set)> select_p_select_jobinfo_set;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_get)> select_p_select_jobinfo_get;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_copy)> select_p_select_jobinfo_copy;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_pack)> select_p_select_jobinfo_pack;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_unpack)> select_p_select_jobinfo_unpack;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_sprint)> select_p_select_jobinfo_sprint;
-SHAREQ_EXPORT Fn<decltype(Ops::jobinfo_xstrdup)> select_p_select_jobinfo_xstrdup;
-SHAREQ_EXPORT Fn<decltype(Ops::get_info_from_plugin)> select_p_get_info_from_plugin;
-SHAREQ_EXPORT Fn<decltype(Ops::update_node_config)> select_p_update_node_config;
-SHAREQ_EXPORT Fn<decltype(Ops::reconfigure)> select_p_reconfigure;
-SHAREQ_EXPORT Fn<decltype(Ops::resv_test)> select_p_resv_test;
+SHAREQ_EXPORT int select_p_job_test SHAREQ_SELECT_JOB_TEST_PARAMS;
+#define SHAREQ_DECLARE(member, symbol, ret, params, args) SHAREQ_EXPORT ret symbol params;
+SHAREQ_SELECT_OPS(SHAREQ_DECLARE)
+#undef SHAREQ_DECLARE
 
 // Called by every process that loads select plugins: slurmctld, slurmd and clients.
 extern "C" int init(void) {
@@ -107,14 +70,18 @@ extern "C" int fini(void) {
 
 // slurmctld, job write lock and node/partition locks held. The signature is Slurm's.
 // NOLINTBEGIN(readability-non-const-parameter)
-extern "C" int select_p_job_test(job_record_t* job_ptr, bitstr_t* node_bitmap, uint32_t min_nodes,
-                                 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-                                 List preemptee_candidates, List* preemptee_job_list,
-                                 bitstr_t* exc_core_bitmap) {
+extern "C" int select_p_job_test SHAREQ_SELECT_JOB_TEST_PARAMS {
   // NOLINTEND(readability-non-const-parameter)
-  const shareq::select::JobTestArgs args{
-      job_ptr, node_bitmap,          min_nodes,          max_nodes,       req_nodes,
-      mode,    preemptee_candidates, preemptee_job_list, exc_core_bitmap, time(nullptr)};
+  const shareq::select::JobTestArgs args{job_ptr,
+                                         node_bitmap,
+                                         min_nodes,
+                                         max_nodes,
+                                         req_nodes,
+                                         mode,
+                                         preemptee_candidates,
+                                         preemptee_job_list,
+                                         SHAREQ_SELECT_JOB_TEST_TAIL_NAMES,
+                                         time(nullptr)};
   return guarded(
       SLURM_ERROR, [&] { return shareq::select::job_test(args); },
       [](const char* what) { report("job_test", what); });
@@ -166,7 +133,7 @@ extern "C" int select_p_state_save(char* dir_name) { return ops().state_save(dir
 
 extern "C" int select_p_state_restore(char* dir_name) { return ops().state_restore(dir_name); }
 
-extern "C" int select_p_job_init(List job_list) {
+extern "C" int select_p_job_init(list_t* job_list) {
   const int rc = ops().job_init(job_list);
   shareq::ctld::jobs_reset(job_list);
   return rc;
@@ -195,9 +162,11 @@ extern "C" int select_p_job_resized(job_record_t* job_ptr, node_record_t* node_p
   return allocated(ops().job_resized(job_ptr, node_ptr), job_ptr);
 }
 
+#if SHAREQ_SLURM_SERIES(22, 5)
 extern "C" int select_p_job_signal(job_record_t* job_ptr, int signal) {
   return ops().job_signal(job_ptr, signal);
 }
+#endif
 
 extern "C" int select_p_job_fini(job_record_t* job_ptr) {
   const int rc = released(ops().job_fini(job_ptr), job_ptr);
@@ -298,6 +267,7 @@ extern "C" int select_p_select_jobinfo_unpack(select_jobinfo_t** jobinfo_pptr, b
   return ops().jobinfo_unpack(jobinfo_pptr, buffer, protocol_version);
 }
 
+#if SHAREQ_SLURM_SERIES(22, 5)
 extern "C" char* select_p_select_jobinfo_sprint(select_jobinfo_t* jobinfo, char* buf, size_t size,
                                                 int mode) {
   return ops().jobinfo_sprint(jobinfo, buf, size, mode);
@@ -306,17 +276,22 @@ extern "C" char* select_p_select_jobinfo_sprint(select_jobinfo_t* jobinfo, char*
 extern "C" char* select_p_select_jobinfo_xstrdup(select_jobinfo_t* jobinfo, int mode) {
   return ops().jobinfo_xstrdup(jobinfo, mode);
 }
+#endif
 
 extern "C" int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
                                              job_record_t* job_ptr, void* data) {
   return ops().get_info_from_plugin(dinfo, job_ptr, data);
 }
 
+#if SHAREQ_SLURM_SERIES(22, 5)
 extern "C" int select_p_update_node_config(int index) { return ops().update_node_config(index); }
+#endif
 
 extern "C" int select_p_reconfigure(void) { return changed(ops().reconfigure()); }
 
+#if SHAREQ_SLURM_SERIES(22, 5)
 extern "C" bitstr_t* select_p_resv_test(resv_desc_msg_t* resv_desc_ptr, uint32_t node_cnt,
                                         bitstr_t* avail_bitmap, bitstr_t** core_bitmap) {
   return ops().resv_test(resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap);
 }
+#endif

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 extern "C" {
-#include "config.h"
+#include "slurm_compat.h"
 #include "src/common/read_config.h"
 }
 

@@ -93,7 +93,7 @@ class Reader {
     }
     auto names = expand_hostlist(kvs[0].value);
     if (!names) return error(number, "NodeName", names.error().message);
-    for (auto& name : names.value()) add_node(std::move(name), gpus, number);
+    for (auto& name : names.value()) add_node(name, gpus, number);
   }
 
   void add_node(std::string name, int64_t gpus, int number) {

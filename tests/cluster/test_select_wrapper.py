@@ -12,6 +12,11 @@ def test_slurmctld_runs_the_shareq_select_plugin(cluster):
     assert "select/shareq_cons_tres" in config
 
 
+def alloc_tres(info):
+    """The job's allocated TRES: scontrol shows TRES= in 22.05, AllocTRES= (and ReqTRES=) in 24.11."""
+    return info["AllocTRES"] if "AllocTRES" in info else info["TRES"]
+
+
 def test_gpu_job_on_two_nodes_gets_eight_gpus_each(clean_queue):
     c = clean_queue
     out = c.jobs_dir / "gpu2.out"
@@ -20,7 +25,7 @@ def test_gpu_job_on_two_nodes_gets_eight_gpus_each(clean_queue):
                    script="srun --ntasks-per-node=1 bash -c 'echo $(hostname) $SLURM_STEP_GPUS'")
     info = c.wait_state(job, "COMPLETED")
     assert info["NumNodes"] == "2"
-    assert "gres/gpu=16" in info["TRES"]
+    assert "gres/gpu=16" in alloc_tres(info)
     lines = out.read_text().split("\n")
     assert sum(1 for line in lines if line.endswith("0,1,2,3,4,5,6,7")) == 2, lines
 
@@ -29,7 +34,7 @@ def test_gpus_flag_is_honoured(clean_queue):
     c = clean_queue
     job = c.sbatch("bob", "-A", "research", "-p", "p5", "--gpus=12", script="true")
     info = c.wait_state(job, "COMPLETED")
-    assert "gres/gpu=12" in info["TRES"]
+    assert "gres/gpu=12" in alloc_tres(info)
     assert int(info["NumNodes"]) >= 2
 
 

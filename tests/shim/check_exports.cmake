@@ -1,11 +1,14 @@
 # Compares a plugin's dynamic symbols with the expected list:
-#   every defined symbol (nm -D --defined-only) must be listed in EXPECTED (one per line), and
+#   every defined symbol (nm -D --defined-only) must be listed in EXPECTED (one per line; a name
+#   followed by Slurm series, "select_p_job_signal 22.05", is expected only for those), and
 #   no undefined symbol may be a C++ symbol of shareq's own (_ZN6shareq...) unless PROVIDER (the
 #   shared libshareq_ctld.so the controller plugins link) defines it.
 # With LIBRARY=ON, checks PROVIDER-style exports instead: every defined symbol must be a
 # shareq::ctld C++ symbol (_ZN6shareq4ctld, or its typeinfo/vtable) or listed in EXPECTED.
 # Usage: cmake -DPLUGIN=path.so -DEXPECTED=list.txt [-DPROVIDER=lib.so] [-DLIBRARY=ON]
-#              -P check_exports.cmake
+#              [-DSERIES=24.11] -P check_exports.cmake
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
+
 function(defined_symbols file out)
   execute_process(COMMAND nm -D --defined-only ${file} OUTPUT_VARIABLE text RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
@@ -22,7 +25,15 @@ function(defined_symbols file out)
 endfunction()
 
 defined_symbols(${PLUGIN} actual)
-file(STRINGS ${EXPECTED} expected)
+file(STRINGS ${EXPECTED} listed)
+set(expected "")
+foreach(line IN LISTS listed)
+  string(REPLACE " " ";" fields "${line}")
+  list(POP_FRONT fields name)
+  if(fields STREQUAL "" OR (SERIES AND SERIES IN_LIST fields))
+    list(APPEND expected ${name})
+  endif()
+endforeach()
 if(LIBRARY)
   foreach(name IN LISTS actual)
     if(NOT name MATCHES "^_Z(NK?6shareq4ctld|T[ISV]N6shareq4ctld)")

@@ -25,19 +25,19 @@ struct listIterator {
   size_t next;
 };
 
-List job_list = nullptr;
+list_t* job_list = nullptr;
 
 namespace {
 int g_sorts = 0;
 }
 
 extern "C" {
-ListIterator list_iterator_create(List l) { return new listIterator{l, 0}; }
-void* list_next(ListIterator i) {
+list_itr_t* list_iterator_create(list_t* l) { return new listIterator{l, 0}; }
+void* list_next(list_itr_t* i) {
   return i->next < i->list->jobs.size() ? i->list->jobs[i->next++] : nullptr;
 }
-void list_iterator_destroy(ListIterator i) { delete i; }
-void list_sort(List l, ListCmpF f) {
+void list_iterator_destroy(list_itr_t* i) { delete i; }
+void list_sort(list_t* l, ListCmpF f) {
   ++g_sorts;
   qsort(l->jobs.data(), l->jobs.size(), sizeof(job_record_t*),
         reinterpret_cast<int (*)(const void*, const void*)>(f));
@@ -48,7 +48,7 @@ namespace {
 
 struct FakeJob {
   job_record_t job{};
-  job_details details{};
+  job_details_t details{};
 };
 
 class FakeJobs {

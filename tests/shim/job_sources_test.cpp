@@ -80,11 +80,11 @@ int assoc_mgr_find_tres_pos(slurmdb_tres_rec_t* rec, bool locked) {
   return gpu ? kGpuPos : -1;
 }
 
-ListIterator list_iterator_create(List l) { return new listIterator{l, 0}; }
-void* list_next(ListIterator i) {
+list_itr_t* list_iterator_create(list_t* l) { return new listIterator{l, 0}; }
+void* list_next(list_itr_t* i) {
   return i->next < i->list->items.size() ? i->list->items[i->next++] : nullptr;
 }
-void list_iterator_destroy(ListIterator i) { delete i; }
+void list_iterator_destroy(list_itr_t* i) { delete i; }
 
 }  // extern "C"
 
@@ -306,7 +306,7 @@ class SlurmJob {
 
   JobSpec spec_;
   job_record_t job_{};
-  job_details details_{};
+  job_details_t details_{};
   xlist parts_;
   std::string partition_;
   std::string nodes_;
@@ -324,7 +324,7 @@ class SlurmJob {
 // _unpack_job_info_members() unpacks them. Strings point into the job record.
 slurm_job_info_t libslurm_view(const job_record_t& job) {
   slurm_job_info_t info{};
-  const job_details* details = job.details;
+  const job_details_t* details = job.details;
   info.job_id = job.job_id;
   info.user_id = job.user_id;
   info.job_state = job.job_state;

@@ -13,7 +13,7 @@
 
 #include "sprio_factors.h"
 
-static double sprio_total(const priority_factors_object_t* o) {
+static double sprio_total(const priority_factors_t* o) {
   return o->priority_age + o->priority_assoc + o->priority_fs + o->priority_js + o->priority_part +
          o->priority_qos + ((double)o->priority_site - NICE_OFFSET) -
          ((double)o->nice - NICE_OFFSET);
@@ -23,7 +23,7 @@ static void sprio_columns_add_up_to_the_priority(void** state) {
   (void)state;
   /* within quota: tier 2^30, share rank 3, --share-priority 80 */
   shareq_priority_parts_t within = {true, (1u << 30) + 3 * 128 + 80 + 1, 1u << 30, 3, 80};
-  priority_factors_object_t o;
+  priority_factors_t o;
   memset(&o, 0, sizeof(o));
   shareq_fill_priority_factors(&within, &o);
   assert_int_equal(o.priority_site - NICE_OFFSET, (1u << 30) + 1);

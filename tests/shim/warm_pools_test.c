@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config.h"
+#include "slurm_compat.h"
 #include "src/slurmctld/slurmctld.h"
 
 #include "fake_ctld.h"
@@ -42,16 +42,16 @@ node_record_t* find_node_record(char* name) {
 int bit_test(bitstr_t* b, bitoff_t bit) { return (int)((b[0] >> bit) & 1); }
 
 /* Jobs here have no part_ptr_list, so these are never reached. */
-ListIterator list_iterator_create(List l) {
+list_itr_t* list_iterator_create(list_t* l) {
   (void)l;
   fail_msg("list_iterator_create called");
   return NULL;
 }
-void* list_next(ListIterator i) {
+void* list_next(list_itr_t* i) {
   (void)i;
   return NULL;
 }
-void list_iterator_destroy(ListIterator i) { (void)i; }
+void list_iterator_destroy(list_itr_t* i) { (void)i; }
 
 static void nodes_create(void) {
   node_record_table_ptr = calloc(kNodes, sizeof(node_record_t*));
@@ -98,7 +98,7 @@ static const char* const kDigestA =
 
 typedef struct {
   job_record_t job;
-  struct job_details details;
+  job_details_t details;
   part_record_t part;
   bitstr_t bits;
 } fake_job_t;

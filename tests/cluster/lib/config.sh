@@ -56,6 +56,16 @@ write_configs() {
     priority_type=priority/multifactor
     preempt_type=preempt/qos
   fi
+  # Victims get their --signal during PreemptGraceTime: Slurm 22.05 reads that from
+  # SchedulerParameters; from 23.02 it reads PreemptParameters=send_user_signal (or
+  # SlurmctldParameters) and ignores it, silently, in SchedulerParameters.
+  local send_user_signal="PreemptParameters=send_user_signal"
+  case "$(/usr/sbin/slurmctld -V)" in
+    *" 22.05."*)
+      sched_params+=",preempt_send_user_signal"
+      send_user_signal="#PreemptParameters=send_user_signal"
+      ;;
+  esac
   local host
   host=$(hostname -s)
   # SHAREQ_EPILOG=0 leaves the epilog out (benchmarks: what the epilog changes in Slurm).
@@ -102,7 +112,8 @@ ${epilog_line}
 # The SPANK job prolog (image cache, warm directory) runs on every node at allocation.
 PrologFlags=Alloc
 SchedulerType=sched/backfill
-SchedulerParameters=$sched_params,preempt_send_user_signal
+SchedulerParameters=$sched_params
+${send_user_signal}
 SelectType=$select_type
 SelectTypeParameters=CR_Core
 GresTypes=gpu

@@ -84,7 +84,13 @@ start_mariadb() {
     --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --skip-name-resolve \
     </dev/null >/dev/null 2>&1 &
   wait_for "mariadb" mariadb_client -e "SELECT 1" || fail_with_log mariadb "$D/log/mariadb.log"
-  mariadb_client -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'shareq-test';
+  # The database exists before slurmdbd's first connection: when it does not, slurmdbd's first
+  # mysql_real_connect fails (unknown database), it creates it and connects again on the same
+  # handle, and with MariaDB Connector/C 3.4 (Debian 13) every query with a result then fails
+  # ("5027 Number of columns in result (=1) ... exceeds maximum allowed number of columns (=0)"),
+  # so Slurm 24.11's slurmdbd stops at _check_mysql_concat_is_sane.
+  mariadb_client -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db;
+    CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'shareq-test';
     GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1'; FLUSH PRIVILEGES;"
 }
 

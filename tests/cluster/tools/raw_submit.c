@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "slurm_api_compat.h"
 #include <unistd.h>
 
 extern char** environ;
@@ -74,7 +76,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "raw_submit: error: %s\n", slurm_strerror(errno));
     return 1;
   }
-  printf("%u\n", resp->job_id);
+  printf("%u\n", SHAREQ_SUBMIT_RESPONSE_JOB_ID(resp));
   if (resp->job_submit_user_msg) fprintf(stderr, "raw_submit: %s\n", resp->job_submit_user_msg);
   slurm_free_submit_response_response_msg(resp);
   slurm_fini();

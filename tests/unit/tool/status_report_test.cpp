@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 #include "../test_configs.hpp"
 #include "policy/job_record.hpp"
 #include "tool_builders.hpp"
@@ -14,11 +17,11 @@ using testing::Job;
 
 const Config kConfig = shareq::testing::must_parse(shareq::testing::kClusterConf);
 
-const ShareStatus& share_row(const FamilyStatus& family, const std::string& share) {
+const ShareStatus& share_row(const FamilyStatus& family, std::string_view share) {
   for (const ShareStatus& row : family.shares) {
     if (row.share == share) return row;
   }
-  throw std::runtime_error("no row for " + share);
+  throw std::runtime_error("no row for " + std::string(share));
 }
 
 TEST(Status, BorrowerOverItsQuotaAndPendingDemand) {
