@@ -10,10 +10,12 @@
 // UNLIMITED (the default for both limits).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace shareq {
@@ -108,6 +110,14 @@ struct ParseResult {
 
 // Parses the text of a shareq.conf. `file` only labels messages. Never throws.
 ParseResult parse_config(std::string_view text, std::string_view file);
+
+// The most of a shareq.conf that is read: slurmctld reads it under its locks, so the read is
+// bounded (a real file is a few KiB).
+inline constexpr size_t kMaxConfigFileBytes = size_t{4} << 20;
+
+// The text of a file, or the one ConfigError (line 0) that says why it cannot be had: it cannot
+// be read, or it is larger than kMaxConfigFileBytes.
+std::variant<std::string, ConfigError> read_config_text(const std::string& path);
 
 // Reads and parses a file; an unreadable file is one ConfigError with line 0.
 ParseResult load_config_file(const std::string& path);

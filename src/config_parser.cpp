@@ -417,28 +417,42 @@ ParseResult parse_config(std::string_view text, std::string_view file) {
   return Parser(file).run(text);
 }
 
-ParseResult load_config_file(const std::string& path) {
+std::variant<std::string, ConfigError> read_config_text(const std::string& path) {
   std::FILE* stream = std::fopen(path.c_str(), "rb");
   std::string text;
   int failure = stream == nullptr ? errno : 0;
+  bool too_large = false;
   if (stream != nullptr) {
     char buffer[65536];
     size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) {
+    while (!too_large && (got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) {
       text.append(buffer, got);
+      too_large = text.size() > kMaxConfigFileBytes;
     }
-    if (std::ferror(stream) != 0) {
+    if (!too_large && std::ferror(stream) != 0) {
       failure = errno != 0 ? errno : EIO;
     }
     std::fclose(stream);
   }
+  if (too_large) {
+    return ConfigError{path, 0, "",
+                       "larger than " + std::to_string(kMaxConfigFileBytes >> 20) +
+                           " MiB; allowed: a file of at most that size"};
+  }
   if (failure != 0) {
+    return ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(failure)};
+  }
+  return text;
+}
+
+ParseResult load_config_file(const std::string& path) {
+  auto text = read_config_text(path);
+  if (auto* error = std::get_if<ConfigError>(&text)) {
     ParseResult result;
-    result.errors.push_back(
-        ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(failure)});
+    result.errors.push_back(std::move(*error));
     return result;
   }
-  return parse_config(text, path);
+  return parse_config(std::get<std::string>(text), path);
 }
 
 std::string shareq_conf_beside(const std::string& slurm_conf_path) {

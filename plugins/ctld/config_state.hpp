@@ -1,77 +1,14 @@
-// shareq.conf as the whole controller sees it: loaded on first use, reloaded when the file
-// changes (checked at most once a second) and on `scontrol reconfigure`; a bad file logs every
-// error and the previous good configuration stays in force. One holder per process, shared by
-// every controller plugin through libshareq_ctld.so.
+// The process-wide shareq.conf holder (config_holder.hpp) of slurmctld, for every controller
+// plugin through libshareq_ctld.so.
 #pragma once
 
-#include <sys/stat.h>
-
-#include <cstdint>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
-#include "config.hpp"
+#include "config_holder.hpp"
 #include "ctld_api.hpp"
-#include "lock_order.hpp"
-#include "policy/policy.hpp"
-#include "submit_shim_internal.hpp"
 
 namespace shareq::ctld {
-
-// One good shareq.conf, parsed and compiled. Immutable once published.
-struct LoadedConfig {
-  shareq_conf_t conf;     // the parsed file (conf.config), also job_submit's C handle
-  policy::Policy policy;  // compiled from conf.config
-  uint64_t version = 0;   // 1 for the first good load, +1 for each later one
-
-  [[nodiscard]] const Config& config() const { return conf.config; }
-};
-
-class SHAREQ_CTLD_API ConfigHolder {
- public:
-  using Logger = std::function<void(const std::string&)>;  // one error line, no prefix
-  using Clock = std::function<int64_t()>;                  // monotonic seconds
-
-  // `log_error` receives every problem with the file (each ConfigError on its own line).
-  // `clock` paces the change checks (default: CLOCK_MONOTONIC).
-  ConfigHolder(std::string path, Logger log_error, Clock clock = {});
-
-  // The configuration to use now. Looks at the file (one stat()) at most once per clock second
-  // and re-reads it when its mtime, size or inode changed. nullptr when there has never been a
-  // good configuration. Thread-safe.
-  std::shared_ptr<const LoadedConfig> current();
-
-  // Re-reads the file now if it changed since the last read (scontrol reconfigure).
-  std::shared_ptr<const LoadedConfig> reload();
-
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  struct Signature {
-    bool exists = false;
-    timespec mtime{};
-    off_t size = 0;
-    ino_t inode = 0;
-    bool operator==(const Signature& o) const {
-      return exists == o.exists && mtime.tv_sec == o.mtime.tv_sec &&
-             mtime.tv_nsec == o.mtime.tv_nsec && size == o.size && inode == o.inode;
-    }
-  };
-  [[nodiscard]] Signature stat_file() const;
-  void check_locked(bool force);
-  void read_locked(const Signature& signature);
-
-  RankedMutex mutex_{LockRank::Config};
-  const std::string path_;
-  const Logger log_error_;
-  const Clock clock_;
-  bool checked_ = false;
-  int64_t last_check_ = 0;
-  Signature seen_;  // the version last read (good or bad)
-  std::shared_ptr<const LoadedConfig> good_;
-};
 
 // shareq.conf beside slurm.conf: dirname(slurm_conf_path) + "/shareq.conf".
 SHAREQ_CTLD_API std::string shareq_conf_path(const std::string& slurm_conf_path);

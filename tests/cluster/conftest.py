@@ -16,6 +16,13 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 CLUSTER_SCRIPT = REPO / "tests" / "cluster" / "cluster"
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "every_release: also run against every other Slurm release (SHAREQ_SLURM_VERSION); "
+        "together these touch every plugin and entry point")
+
+
 def _cluster_env():
     out = subprocess.run([str(CLUSTER_SCRIPT), "env"], check=True, capture_output=True, text=True)
     env = {}

@@ -75,6 +75,7 @@ def restarts(c, job):
 
 # ---- borrowing and reclaim (the seed's Figure 1) -------------------------------------------
 
+@pytest.mark.every_release
 def test_idle_quota_is_borrowed_and_reclaimed_down_to_exactly_the_quota(shares):
     c = shares
     c.install_shareq_conf(conf())
@@ -137,6 +138,7 @@ def test_jobs_deciding_while_victims_end_see_them_gone(shares):
     assert running_count(c, "prodexp1") == 2
 
 
+@pytest.mark.every_release
 def test_a_job_within_quota_takes_back_borrowed_gpus_where_it_fits(shares):
     """prodexp2 borrows 8 of p5's 32 GPUs with four 6-GPU jobs, one per node: 8 GPUs are free,
     2 on each node. research asks for 8 within its quota: it fits by the numbers but on no node,
@@ -257,6 +259,7 @@ def test_a_job_end_reranks_the_queue_before_slurm_schedules_again(shares):
         "the borrower started on the freed node and was reclaimed: the queue was not re-ranked"
 
 
+@pytest.mark.every_release
 def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     c = shares
     c.install_shareq_conf(conf())
@@ -316,6 +319,7 @@ def test_slurms_job_list_is_kept_in_scheduling_order(shares):
 
 # ---- in-share priority preemption (the seed's Figure 2) ------------------------------------
 
+@pytest.mark.every_release
 def test_higher_priority_job_preempts_only_the_lowest_priority_job_of_its_share(shares):
     c = shares
     c.install_shareq_conf(conf(research_extra="BorrowLimit=gres/gpu=0"))
@@ -474,6 +478,7 @@ def stamps(path):
     return [float(t) for t in text.split() if re.fullmatch(r"\d+\.\d+", t)]
 
 
+@pytest.mark.every_release
 def test_a_victim_keeps_running_for_its_grace_time_after_sigterm(shares):
     """PreemptGraceTime: when a victim's grace time starts, Slurm sends its job steps SIGTERM
     (preempt.c, _job_check_grace_internal: the steps only, so training runs under srun; the batch
@@ -531,6 +536,7 @@ def test_a_victim_keeps_running_for_its_grace_time_after_sigterm(shares):
 
 # ---- reconfiguration and restart ------------------------------------------------------------
 
+@pytest.mark.every_release
 def test_reconfigure_applies_a_good_file_and_keeps_the_old_one_on_a_bad_file(shares):
     c = shares
     c.install_shareq_conf(conf().replace("DefaultPriority=50", "DefaultPriority=70"))
@@ -544,7 +550,17 @@ def test_reconfigure_applies_a_good_file_and_keeps_the_old_one_on_a_bad_file(sha
     job = c.sbatch("alice", "-p", "p4", "--hold", script="true")
     assert "priority=70" in c.job(job)["AdminComment"], "the previous good file stays"
 
+    # A slurmctld that starts with the bad file (a restart; from Slurm 23.11 also what
+    # `scontrol reconfigure` does) starts from the copy of the last good one in StateSaveLocation.
+    c.restart_slurmctld()
+    job = c.sbatch("alice", "-p", "p4", "--hold", script="true")
+    info = c.job(job)
+    assert "priority=70" in info.get("AdminComment", ""), f"the last good file is lost: {info}"
+    log = (c.dir / "log" / "slurmctld.log").read_text()
+    assert "keeping the previous good configuration, saved in " in log, log[-2000:]
 
+
+@pytest.mark.every_release
 def test_slurmctld_restart_during_a_borrow_loses_nothing(shares):
     c = shares
     c.install_shareq_conf(conf())
