@@ -8,19 +8,60 @@
 #      lands (docs/benchmarks.md has the full comparison); and the same run replayed in
 #      `shareq sim` (bench/cluster/sim_crosscheck.py), its figures beside the cluster's;
 #   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd);
-#   6. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
+#   6. the other Slurm releases (SHAREQ_RELEASES), each in its Debian root (scripts/slurm-root.sh):
+#      shareq built against that release's source and its unit tests, then the cluster tests
+#      marked every_release against that release's daemons;
+#   7. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
 #      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it.
-# Needs root (apt-get, daemons, test users). Environment:
-#   SHAREQ_TEST_STAGES   which stages to run (default "unit sanitize package bench cluster style")
-#   SHAREQ_CLUSTER_RUNS  how many times to run the cluster tests in a row (default 1)
+# Needs root (apt-get, daemons, test users, debootstrap). Environment:
+#   SHAREQ_TEST_STAGES    which stages to run (default "unit sanitize package bench cluster
+#                         releases style")
+#   SHAREQ_CLUSTER_RUNS   how many times to run the cluster tests in a row (default 1)
+#   SHAREQ_SLURM_VERSION  22.05 (default: this Debian 12 machine's Slurm), 24.11 or 26.05. Another
+#                         release than 22.05 is tested alone, in its Debian root: its build, unit
+#                         tests and the whole cluster suite against its daemons.
+#   SHAREQ_RELEASES       the other releases a 22.05 run tests in stage "releases" (default 24.11)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster style}
+stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster releases style}
 runs=${SHAREQ_CLUSTER_RUNS:-1}
+release=${SHAREQ_SLURM_VERSION:-22.05}
 jobs=$(nproc)
 
 step() { printf '\n=== %s\n' "$*"; }
+
+case "$release" in
+  22.05 | 24.11 | 26.05) ;;
+  *)
+    echo "test.sh: SHAREQ_SLURM_VERSION=$release is not a supported release; allowed: 22.05, 24.11, 26.05" >&2
+    exit 2
+    ;;
+esac
+
+# test_release RELEASE [PYTEST_ARGS...]: RELEASE's Debian root (made or reused), shareq built
+# there against the release's source with its unit tests (build-RELEASE/), then the cluster tests
+# against the release's daemons, started in the root, on their own folder and ports.
+test_release() {
+  local v=$1
+  shift
+  command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >/dev/null
+  step "Slurm $v: its Debian root (scripts/slurm-root.sh $v)"
+  scripts/slurm-root.sh "$v" setup >/dev/null
+  step "Slurm $v: build and unit tests (build-$v/)"
+  SHAREQ_JOBS=$jobs scripts/slurm-root.sh "$v" build "build-$v"
+  step "Slurm $v: cluster tests $*"
+  scripts/slurm-root.sh "$v" run -- bash -c "cd '$repo' && export SHAREQ_BUILD_DIR='$repo/build-$v' \
+    SHAREQ_CLUSTER_DIR=/var/tmp/shareq-cluster-$v SHAREQ_PORT_BASE=17800 && \
+    tests/cluster/cluster down >/dev/null 2>&1; \
+    python3 -m pytest -p no:cacheprovider -v $* tests/cluster"
+}
+
+if [ "$release" != 22.05 ]; then
+  test_release "$release"
+  step "all tests passed (Slurm $release)"
+  exit 0
+fi
 
 step "installing dependencies"
 scripts/install-deps.sh
@@ -80,6 +121,12 @@ if [[ " $stages " == *" cluster "* ]]; then
     tests/cluster/cluster up >/dev/null
     /usr/bin/python3 -m pytest -p no:cacheprovider -v tests/cluster
     tests/cluster/cluster down
+  done
+fi
+
+if [[ " $stages " == *" releases "* ]]; then
+  for other in ${SHAREQ_RELEASES-24.11}; do
+    test_release "$other" -m every_release
   done
 fi
 

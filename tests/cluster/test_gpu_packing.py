@@ -18,6 +18,7 @@ def start(c, gpus, *extra):
     return c.wait_state(job, "RUNNING")
 
 
+@pytest.mark.every_release
 def test_small_job_goes_to_the_fullest_node_not_the_first(packing):
     c = packing
     four = start(c, 4)

@@ -5,6 +5,7 @@ import pytest
 from slurm import wait_until
 
 
+@pytest.mark.every_release
 def test_slurmctld_runs_the_shareq_select_plugin(cluster):
     config = cluster.scontrol("show", "config")
     if cluster.stock:
@@ -17,6 +18,7 @@ def alloc_tres(info):
     return info["AllocTRES"] if "AllocTRES" in info else info["TRES"]
 
 
+@pytest.mark.every_release
 def test_gpu_job_on_two_nodes_gets_eight_gpus_each(clean_queue):
     c = clean_queue
     out = c.jobs_dir / "gpu2.out"
@@ -38,6 +40,7 @@ def test_gpus_flag_is_honoured(clean_queue):
     assert int(info["NumNodes"]) >= 2
 
 
+@pytest.mark.every_release
 def test_srun_steps_inside_a_batch_job(clean_queue):
     c = clean_queue
     out = c.jobs_dir / "steps.out"

@@ -39,6 +39,7 @@ BAD_FLAGS = [
 
 
 @pytest.mark.parametrize("flag,needle", BAD_FLAGS)
+@pytest.mark.every_release
 def test_sbatch_refuses_malformed_flag_before_submitting(clean_queue, flag, needle):
     before = job_ids(clean_queue)
     out = clean_queue.sbatch("alice", "-p", "p4", flag, expect_ok=False)
@@ -93,6 +94,7 @@ def test_share_without_quota_in_the_partitions_family_is_refused(clean_queue):
     assert_refused(out, "shareq: --share", "research", "p4")
 
 
+@pytest.mark.every_release
 def test_share_the_user_has_no_association_with_is_refused_by_slurm(clean_queue):
     # research is a valid share in p5, but alice has no association to it.
     out = clean_queue.sbatch("alice", "-p", "p5", "--share=research", "--gres=gpu:1",
@@ -111,6 +113,7 @@ def test_keep_alive_above_max_keep_alive_is_refused(clean_queue):
     ("SHAREQ_IMAGE", "../../x", "--image"),
     ("SHAREQ_KEEP_ALIVE", "-1", "--keep-alive"),
 ])
+@pytest.mark.every_release
 def test_controller_refuses_what_a_bypassed_client_sends(clean_queue, variable, value, needle):
     """A client without the SPANK plugin can put anything in the job's SPANK environment."""
     raw = str(clean_queue.build_dir / RAW_SUBMIT)
@@ -125,6 +128,7 @@ def test_controller_refuses_what_a_bypassed_client_sends(clean_queue, variable, 
 
 # ---- accepted jobs ------------------------------------------------------------------------
 
+@pytest.mark.every_release
 def test_valid_gpu_job_runs_under_its_share_and_is_accounted(clean_queue):
     c = clean_queue
     job = c.sbatch("bob", "-p", "p5", "--share=Research", "--share-priority=80",
@@ -157,6 +161,7 @@ def test_default_account_is_the_share_when_nothing_is_given(clean_queue):
     assert "share=prodexp1" in info["AdminComment"]
 
 
+@pytest.mark.every_release
 def test_srun_and_salloc_carry_the_flags(clean_queue):
     c = clean_queue
     out = c.run(["srun", "-p", "p4", "--share=prodexp2", "--share-priority=33",
@@ -173,6 +178,7 @@ def test_srun_and_salloc_carry_the_flags(clean_queue):
     assert info["Account"] == "prodexp2" and "priority=44" in info["AdminComment"]
 
 
+@pytest.mark.every_release
 def test_a_user_cannot_move_a_pending_job_to_a_share_without_quota(clean_queue):
     c = clean_queue
     job = c.sbatch("bob", "-p", "p4", "-A", "prodexp2", "--hold", script="true")

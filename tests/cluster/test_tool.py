@@ -23,6 +23,7 @@ def gpu_job(c, user, share, nodes, gpus_per_node, priority=50, script="sleep 300
                     f"--share={share}", f"--share-priority={priority}", script=script)
 
 
+@pytest.mark.every_release
 def test_status_and_why_for_a_share_at_quota_with_a_pending_job(clean_queue):
     c = clean_queue
     research = gpu_job(c, "bob", "research", 2, 8)          # 16 GPUs: its whole quota

@@ -104,6 +104,7 @@ def make_pool(c, user, image, node="p4n3", keep_alive=300, script="true"):
     return job
 
 
+@pytest.mark.every_release
 def test_matching_job_lands_on_the_warm_node_with_its_warm_dir_and_no_fetch(warm):
     c = warm
     publish(c, "warm-a")
@@ -242,6 +243,7 @@ def test_a_corrupt_image_fails_its_job_cleanly_and_leaves_the_cache_clean(warm):
     assert info["ExitCode"].startswith("1:")
 
 
+@pytest.mark.every_release
 def test_slurmctld_restart_keeps_the_pools(warm):
     c = warm
     publish(c, "warm-e")
