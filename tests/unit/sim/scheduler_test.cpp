@@ -79,7 +79,7 @@ SimResult replay(const Scenario& s, bool skip) {
   const Trace t = trace(s.seed);
   const Workload workload = prepare_workload(t, c, policy);
   SimOptions options;
-  options.sched_interval_s = 7;
+  options.scheduler.sched_interval_s = 7;
   options.tuning.priority_calc_period_s = 50;
   options.tuning.decay_half_life_s = 600;
   options.tuning.skip_known_waits = skip;
