@@ -153,8 +153,12 @@ bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const Pas
   const auto& policy = state_.policy();
   const TryKey key = memo_.key(id, state_.now() - job.submit_time >= policy.reclaim_after_s,
                                policy.in_share_preemption ? job.priority : 0);
-  const bool known = tuning_.skip_known_waits && known_wait(id, key, out);
   const bool reserves = bounds.min_prio_reserve == 0 || priority >= bounds.min_prio_reserve;
+  // Waiting and the memo speak for a try of every request: asked only when this pass tries them
+  // all (none skipped, none stopped before or by the job's own records), at the first one.
+  bool whole = every_request && (records.size() == 1 || !bounds.stop_partition);
+  for (int r : records) whole = whole && !tested.stopped[sim_job.shapes[r].partition];
+  int known = whole ? -1 : 0;
   Attempt attempt;
   bool tried_all = every_request;
   for (int r : records) {
@@ -163,13 +167,14 @@ bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const Pas
       tried_all = false;
       continue;
     }
-    if (!known && try_request(job, r, out, attempt, true)) {
+    if (known < 0) known = tuning_.skip_known_waits && known_wait(id, key, out) ? 1 : 0;
+    if (known == 0 && try_request(job, r, out, attempt, true)) {
       started(id, out);
       return done;
     }
     if (bounds.stop_partition && reserves) stop_partition(partition, tested);
   }
-  if (known) return done;
+  if (known != 0) return done;  // known to wait, or nothing tested
   if (tried_all && tuning_.skip_known_waits) {
     memo_.remember(key, state_.generation(), state_.now(), attempt);
   }
