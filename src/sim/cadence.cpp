@@ -60,7 +60,7 @@ void Cadence::backfill_ran(const PassOutcome& pass) {
 }
 
 policy::Time Cadence::next_wake(policy::Time now, bool pending) const {
-  policy::Time wake = kNever;
+  policy::Time wake = kNoWake;
   if (params_.main_passes()) {
     const policy::Time next_periodic = grid_floor(now, main_interval()) + main_interval();
     if (pending && main_stale_) wake = next_periodic;

@@ -24,7 +24,7 @@
 
 namespace shareq::sim {
 
-inline constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
+inline constexpr policy::Time kNoWake = std::numeric_limits<policy::Time>::max();
 
 class Cadence {
  public:
@@ -37,7 +37,7 @@ class Cadence {
   std::optional<PassBounds> backfill_due(policy::Time now, size_t pending) const;
   void main_ran(const PassOutcome& pass);
   void backfill_ran(const PassOutcome& pass);
-  // The next instant a pass may be due without an event (kNever: none).
+  // The next instant a pass may be due without an event (kNoWake: none).
   [[nodiscard]] policy::Time next_wake(policy::Time now, bool pending) const;
 
  private:

@@ -39,7 +39,8 @@ Result<int64_t> parse_value(const Param& p, std::string_view value) {
   if (n.status == text::NumberStatus::Ok && v >= p.min) return v;
   const std::string field = "SchedulerParameters " + std::string(p.key);
   if (n.status == text::NumberStatus::Ok) {
-    return Error{field, text::quote(value) + " is out of range; allowed: " + std::string(p.allowed)};
+    return Error{field,
+                 text::quote(value) + " is out of range; allowed: " + std::string(p.allowed)};
   }
   return Error{field, text::number_message(value, n, p.allowed)};
 }

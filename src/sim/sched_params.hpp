@@ -24,15 +24,15 @@
 
 namespace shareq::sim {
 
-struct SchedulerParams {  // Slurm 22.05's defaults
-  bool backfill = true;              // SchedulerType=sched/backfill; false: sched/builtin
-  int64_t sched_interval_s = 60;     // -1: no main pass at all (Slurm's sched_interval=-1)
-  int64_t batch_sched_delay_s = 3;   // 0: a pass at each submission
-  int64_t default_queue_depth = 100; // an event's main pass tests this + 1 jobs at most
-  int64_t partition_job_depth = 0;   // 0: no bound per partition
-  int64_t bf_interval_s = 30;        // -1: no backfill pass
+struct SchedulerParams {              // Slurm 22.05's defaults
+  bool backfill = true;               // SchedulerType=sched/backfill; false: sched/builtin
+  int64_t sched_interval_s = 60;      // -1: no main pass at all (Slurm's sched_interval=-1)
+  int64_t batch_sched_delay_s = 3;    // 0: a pass at each submission
+  int64_t default_queue_depth = 100;  // an event's main pass tests this + 1 jobs at most
+  int64_t partition_job_depth = 0;    // 0: no bound per partition
+  int64_t bf_interval_s = 30;         // -1: no backfill pass
   int64_t bf_max_job_test = 500;
-  int64_t bf_min_prio_reserve = 0;   // 0: every job that does not fit stops its partition
+  int64_t bf_min_prio_reserve = 0;  // 0: every job that does not fit stops its partition
   [[nodiscard]] bool main_passes() const { return sched_interval_s >= 0; }
   [[nodiscard]] bool backfill_passes() const { return backfill && bf_interval_s > 0; }
 };

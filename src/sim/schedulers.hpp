@@ -18,10 +18,10 @@ namespace shareq::sim {
 // What one pass may test. A record is one request (partition) of a pending job, in the order
 // of the ranked queue, as Slurm's build_job_queue makes one per job and partition.
 struct PassBounds {
-  int64_t partition_depth = 0;     // records tested per partition; 0: no bound
-  int64_t queue_depth = -1;        // the pass stops after testing this + 1 records; -1: no bound
-  bool stop_partition = false;     // a job that does not fit stops its partition (fail_by_part),
-  int64_t min_prio_reserve = 0;    // unless its priority is below this
+  int64_t partition_depth = 0;   // records tested per partition; 0: no bound
+  int64_t queue_depth = -1;      // the pass stops after testing this + 1 records; -1: no bound
+  bool stop_partition = false;   // a job that does not fit stops its partition (fail_by_part),
+  int64_t min_prio_reserve = 0;  // unless its priority is below this
   [[nodiscard]] bool bounded() const {
     return partition_depth > 0 || queue_depth >= 0 || stop_partition;
   }

@@ -19,7 +19,7 @@ void run_pass(Scheduler& scheduler, const PassBounds& bounds, PassOutcome& pass,
 template <typename Scheduler>
 void replay(SimState& state, Scheduler& scheduler, const SimOptions& options, SimResult& out) {
   Cadence cadence(options.scheduler);
-  policy::Time wake = kNever;
+  policy::Time wake = kNoWake;
   while (state.advance(wake)) {
     const uint64_t generation = state.generation();  // a job end bumps it; a submission not
     const size_t pending = state.pending().size();

@@ -24,8 +24,8 @@ enum class SchedulerKind { Shareq, Fifo };
 
 struct SimOptions {
   SchedulerParams scheduler;  // Slurm's passes: slurm.conf's, or Slurm's defaults
-  ShareqTuning tuning;            // priority decay
-  bool keep_jobs = true;          // fill SimResult::jobs (the per-job CSV)
+  ShareqTuning tuning;        // priority decay
+  bool keep_jobs = true;      // fill SimResult::jobs (the per-job CSV)
 };
 
 // Preconditions: `workload` came from prepare_workload(trace, cluster, policy).

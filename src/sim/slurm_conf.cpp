@@ -63,8 +63,10 @@ class Reader {
     if (kvs.empty()) return;
     if (text::iequals(kvs[0].key, "NodeName")) node_line(kvs, number);
     if (text::iequals(kvs[0].key, "PartitionName")) partition_line(kvs, number);
-    if (text::iequals(kvs[0].key, "SchedulerType")) scheduler_type_ = {std::string(kvs[0].value), number};
-    if (text::iequals(kvs[0].key, "SchedulerParameters")) scheduler_params_ = {std::string(kvs[0].value), number};
+    if (text::iequals(kvs[0].key, "SchedulerType"))
+      scheduler_type_ = {std::string(kvs[0].value), number};
+    if (text::iequals(kvs[0].key, "SchedulerParameters"))
+      scheduler_params_ = {std::string(kvs[0].value), number};
   }
 
   Parsed<SlurmCluster> finish() {

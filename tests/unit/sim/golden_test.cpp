@@ -100,8 +100,7 @@ TEST(SimGolden, MainPassStopsAtAWithinQuotaJobThatDoesNotFitNotAtABorrower) {
   // Job 3 borrows (below bf_min_prio_reserve): the main pass goes on and starts job 4 at 10.
   const SimRun go_on = passes("nostop.sacct");
   ASSERT_EQ(go_on.code, 0) << go_on.err;
-  EXPECT_NE(go_on.csv.find("4,borrower,gpu,10,10,110,0,0,\"g1\""), std::string::npos)
-      << go_on.csv;
+  EXPECT_NE(go_on.csv.find("4,borrower,gpu,10,10,110,0,0,\"g1\""), std::string::npos) << go_on.csv;
   // Without bf_min_prio_reserve every job that does not fit stops its partition.
   const SimRun every = passes("nostop.sacct", {"--sched-params", "bf_min_prio_reserve=4294967295"});
   EXPECT_NE(every.csv.find("4,borrower,gpu,10,10,110,0,0"), std::string::npos) << every.csv;
