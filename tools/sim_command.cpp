@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "policy/policy.hpp"
 #include "sim/sacct_trace.hpp"
+#include "sim/sched_params.hpp"
 #include "sim/simulate.hpp"
 #include "sim/swf_trace.hpp"
 #include "sim_report.hpp"
@@ -46,6 +47,14 @@ bool set_option(SimCommandOptions& o, const std::string& name, const std::string
       message = "--baseline: " + text::quote(value) + " is not a baseline; allowed: fifo";
       return false;
     }
+  } else if (name == "--sched-params") {
+    sim::SchedulerParams check;
+    const auto set = sim::apply_scheduler_parameters(value, check);
+    if (!set) {
+      message = "--sched-params: " + set.error().to_string();
+      return false;
+    }
+    o.sched_params = value;
   } else if (name == "--sched-interval") {
     const auto n = text::parse_decimal(value, 86400);
     if (n.status != text::NumberStatus::Ok || n.value == 0) {
@@ -131,6 +140,14 @@ std::optional<Config> load_config(const std::string& path, std::ostream& err) {
   return parsed.config;
 }
 
+// slurm.conf's, then the command line's (SimCommandOptions).
+sim::SchedulerParams scheduler_params(const SimCommandOptions& o, sim::SchedulerParams params) {
+  if (o.sched_params) (void)sim::apply_scheduler_parameters(*o.sched_params, params);  // checked
+  if (o.sched_interval_s) params.sched_interval_s = *o.sched_interval_s;
+  if (o.submit_delay_s) params.batch_sched_delay_s = *o.submit_delay_s;
+  return params;
+}
+
 sim::SimResult run_one(const sim::Trace& trace, const sim::SlurmCluster& cluster,
                        const Config& config, sim::SchedulerKind kind,
                        const sim::SimOptions& options, const std::string& label) {
@@ -156,8 +173,7 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
   if (!trace) return kExitFailed;
 
   sim::SimOptions options;
-  options.sched_interval_s = o->sched_interval_s;
-  options.submit_delay_s = o->submit_delay_s;
+  options.scheduler = scheduler_params(*o, cluster.value->scheduler);
   SimReportInput report{o->trace, &*trace, {}};
   const auto& nodes = *cluster.value;
   report.runs.push_back(run_one(*trace, nodes, *config, sim::SchedulerKind::Shareq, options,

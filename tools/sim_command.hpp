@@ -10,7 +10,8 @@ namespace shareq::tool {
 
 inline constexpr const char* kSimSynopsis =
     "--slurm-conf FILE --config FILE --trace FILE [--trace-format sacct|swf] [--swf-map FILE] "
-    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo] [--sched-interval S] [--submit-delay S] "
+    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo] [--sched-params LIST] [--sched-interval S] "
+    "[--submit-delay S] "
     "[--json] "
     "[--jobs-csv FILE]";
 
@@ -20,8 +21,10 @@ struct SimCommandOptions {
   std::optional<std::string> swf_map, compare, jobs_csv;
   bool baseline_fifo = false;
   bool json = false;
-  int64_t sched_interval_s = 60;
-  int64_t submit_delay_s = 0;
+  // Over slurm.conf's SchedulerType/SchedulerParameters (and Slurm's defaults): --sched-params
+  // (SchedulerParameters' syntax), then --sched-interval and --submit-delay (batch_sched_delay).
+  std::optional<std::string> sched_params;
+  std::optional<int64_t> sched_interval_s, submit_delay_s;
 };
 
 // nullopt (and a message with the synopsis on `err`) on a bad command line.

@@ -2,14 +2,14 @@
 """The what-if simulator against the cluster: utilisation.py's runs replayed in `shareq sim`.
 
 Takes a `bench/cluster/utilisation.py --dump-dir DIR` tree and, for each run in it, writes what
-`shareq sim` reads (DIR/runK/sim/): the cluster's slurm.conf and shareq.conf as the run used them
+`shareq sim` reads (DIR/runK/sim/): the cluster's slurm.conf (with its SchedulerParameters: the
+simulator runs Slurm's main and backfill passes from them) and shareq.conf as the run used them
 (the copies utilisation.py saved beside the dumps, else regenerated as tests/cluster/lib/config.sh
 and utilisation.py write them), and the run's jobs as an `sacct --parsable2` trace: one line per
 job, its first submission, the elapsed time of the run that completed, its GPUs, Account = its
 share and AdminComment priority=N (its --share-priority). It then runs
 
-    shareq sim --slurm-conf ... --config ... --trace ... --sched-interval 5 --submit-delay 3
-               --json --jobs-csv ... [--baseline fifo]
+    shareq sim --slurm-conf ... --config ... --trace ... --json --jobs-csv ... [--baseline fifo]
 
 on the shareq run's trace, and (with the stock mode in the dump) `--baseline fifo` on the stock
 run's trace, and sets the figures side by side:
@@ -27,7 +27,7 @@ Figures only, never an assertion: the simulator's model (docs/benchmarks.md, "Si
 the cluster") leaves out some of Slurm's delays.
 
 Usage: bench/cluster/sim_crosscheck.py DIR [--tool build/tools/shareq] [--runtime recorded]
-           [--sched-interval 5] [--submit-delay 3] [--markdown] [--verbose]
+           [--sched-params LIST] [--sched-interval S] [--submit-delay S] [--markdown] [--verbose]
 """
 
 import argparse
@@ -44,11 +44,15 @@ from bench_cluster import REPO
 import utilisation as U
 
 SLURM_NODES = ["p4n1", "p4n2", "p4n3", "p4n4", "p5n1", "p5n2", "p5n3", "p5n4"]
-# What `shareq sim` reads of tests/cluster/lib/config.sh's slurm.conf: its nodes and partitions.
+# What `shareq sim` reads of tests/cluster/lib/config.sh's slurm.conf: its nodes and partitions,
+# and its scheduling cadence (utilisation.py's SCHED_PARAMS; config.sh adds the README's
+# bf_min_prio_reserve and partition_job_depth in shareq mode).
 SLURM_CONF = "".join(f"NodeName={n} CPUs=16 RealMemory=64000 Gres=gpu:{U.GPUS_PER_NODE}\n"
                      for n in SLURM_NODES) + \
     "PartitionName=p4 Nodes=p4n[1-4] Default=YES MaxTime=INFINITE State=UP\n" \
-    "PartitionName=p5 Nodes=p5n[1-4] MaxTime=INFINITE State=UP\n"
+    "PartitionName=p5 Nodes=p5n[1-4] MaxTime=INFINITE State=UP\n" \
+    "SchedulerType=sched/backfill\n"
+SHAREQ_SCHED_PARAMS = "bf_min_prio_reserve=1073741824,partition_job_depth=4"
 SHARE_OF_TIER = {tier: share for tier, share, _ in U.TIERS}
 PRIORITY_OF_TIER = {tier: prio for tier, _, prio in U.TIERS}
 
@@ -61,15 +65,22 @@ def run_dirs(root):
 
 
 def configs(run_dir, mode, made):
-    """(slurm.conf text, shareq.conf text) as the run's cluster had them."""
-    saved = [os.path.join(run_dir, f"utilisation-{mode}.{name}")
-             for name in ("slurm.conf", "shareq.conf")]
-    if all(os.path.exists(p) for p in saved):
-        return tuple(open(p).read() for p in saved)
+    """(slurm.conf text of `mode`'s cluster, shareq.conf text of the shareq cluster) as the run
+    had them."""
+    slurm_saved = os.path.join(run_dir, f"utilisation-{mode}.slurm.conf")
+    shareq_saved = os.path.join(run_dir, "utilisation-shareq.shareq.conf")
+    if os.path.exists(slurm_saved):
+        slurm_conf = open(slurm_saved).read()
+    else:
+        params = [SHAREQ_SCHED_PARAMS] if mode == "shareq" else []
+        slurm_conf = SLURM_CONF + "SchedulerParameters=" + ",".join(
+            [U.SCHED_PARAMS] + params + ["preempt_send_user_signal"]) + "\n"
+    if os.path.exists(shareq_saved):
+        return slurm_conf, open(shareq_saved).read()
     shareq_conf = U.SHAREQ_CONF.format(reclaim_after=made.get("reclaim_after",
                                                               U.RECLAIM_AFTER_S))
     shareq_conf += "".join(line + "\n" for line in made.get("conf_lines") or [])
-    return SLURM_CONF, shareq_conf
+    return slurm_conf, shareq_conf
 
 
 def iso(epoch):
@@ -113,8 +124,10 @@ def simulate(tool, sim_dir, label, slurm_conf, shareq_conf, jobs, opts, fifo):
         f.write(shareq_conf)
     write_trace(paths["sacct"], jobs)
     cmd = [tool, "sim", "--slurm-conf", paths["slurm.conf"], "--config", paths["shareq.conf"],
-           "--trace", paths["sacct"], "--sched-interval", str(opts.sched_interval),
-           "--submit-delay", str(opts.submit_delay), "--json", "--jobs-csv", paths["jobs.csv"]] + \
+           "--trace", paths["sacct"], "--json", "--jobs-csv", paths["jobs.csv"]] + \
+        (["--sched-params", opts.sched_params] if opts.sched_params else []) + \
+        (["--sched-interval", str(opts.sched_interval)] if opts.sched_interval else []) + \
+        (["--submit-delay", str(opts.submit_delay)] if opts.submit_delay is not None else []) + \
         (["--baseline", "fifo"] if fifo else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
@@ -199,7 +212,7 @@ def compare_run(run_dir, tool, opts):
             continue
         cluster = U.read_runs(path)
         jobs = jobs_of(cluster, opts.runtime, made)
-        slurm_conf, shareq_conf = configs(run_dir, "shareq", made)
+        slurm_conf, shareq_conf = configs(run_dir, mode, made)
         origin = min(j[1] for j in jobs.values())
         result, rows = simulate(tool, os.path.join(run_dir, "sim"), mode, slurm_conf,
                                 shareq_conf, jobs, opts, fifo=(mode == "stock"))
@@ -285,11 +298,14 @@ def main():
     parser.add_argument("--runtime", choices=["recorded", "requested"], default="recorded",
                         help="each job's run time: its completed run's End - Start as sacct "
                         "recorded it (default), or the sleep the benchmark asked for")
-    parser.add_argument("--sched-interval", type=int, default=5,
-                        help="shareq sim --sched-interval (default 5: the cluster's)")
-    parser.add_argument("--submit-delay", type=int, default=U.BATCH_SCHED_DELAY_S,
-                        help="shareq sim --submit-delay (default %(default)s: the cluster's "
-                        "batch_sched_delay; 0: a pass at each submission, the simulator's default)")
+    parser.add_argument("--sched-params",
+                        help="shareq sim --sched-params, over the cluster's SchedulerParameters "
+                        "(e.g. partition_job_depth=0)")
+    parser.add_argument("--sched-interval", type=int,
+                        help="shareq sim --sched-interval (default: the cluster's slurm.conf, 5)")
+    parser.add_argument("--submit-delay", type=int,
+                        help="shareq sim --submit-delay (default: the cluster's slurm.conf, "
+                        "batch_sched_delay 3, Slurm's default; 0: a pass at each submission)")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--verbose", action="store_true", help="print the sim commands")
     opts = parser.parse_args()

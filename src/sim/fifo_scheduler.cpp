@@ -78,7 +78,7 @@ bool keeps(Reservation& reservation, const SimState& state, policy::JobId id,
 
 }  // namespace
 
-PassOutcome FifoScheduler::pass() {
+PassOutcome FifoScheduler::pass(const PassBounds& /*bounds: every pass is whole*/) {
   PassOutcome out;
   std::vector<policy::JobId> order;
   for (const auto& p : state_.pending()) order.push_back(p.id);

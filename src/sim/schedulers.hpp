@@ -1,6 +1,7 @@
 // The two schedulers a simulation can run on SimState: shareq's (the policy core's order and
 // decide(), as slurmctld runs them) and a plain FIFO with EASY backfill (the --baseline). A pass
-// decides for the pending jobs at now() and acts through SimState. Internal.
+// decides for the pending jobs at now() and acts through SimState, within its PassBounds (Slurm's
+// main pass is bounded, its backfill is not; the FIFO baseline ignores them). Internal.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,18 @@
 #include "sim/try_memo.hpp"
 
 namespace shareq::sim {
+
+// What one pass may test. A record is one request (partition) of a pending job, in the order
+// of the ranked queue, as Slurm's build_job_queue makes one per job and partition.
+struct PassBounds {
+  int64_t partition_depth = 0;   // records tested per partition; 0: no bound
+  int64_t queue_depth = -1;      // the pass stops after testing this + 1 records; -1: no bound
+  bool stop_partition = false;   // a job that does not fit stops its partition (fail_by_part),
+  int64_t min_prio_reserve = 0;  // unless its priority is below this
+  [[nodiscard]] bool bounded() const {
+    return partition_depth > 0 || queue_depth >= 0 || stop_partition;
+  }
+};
 
 struct PassOutcome {
   bool changed = false;        // something started or was requeued
@@ -31,9 +44,16 @@ struct ShareqTuning {
 class ShareqScheduler {
  public:
   ShareqScheduler(SimState& state, ShareqTuning tuning);
-  PassOutcome pass();
+  PassOutcome pass(const PassBounds& bounds = {});
 
  private:
+  // What a bounded pass has tested so far.
+  struct Tested {
+    std::vector<int64_t> in_partition;  // records tested, by partition
+    std::vector<char> stopped;          // partitions stopped (or overlapping a stopped one)
+    int64_t records = 0;                // in all
+    size_t exhausted = 0;               // partitions that had partition_depth records
+  };
   // What one job's last full try (every request) found when nothing started: it waits, and
   // will again, with the same time_may_help, while state_.generation() is `generation` and
   // now() is before `until` (the next time a rule of time could change a decision).
@@ -51,6 +71,12 @@ class ShareqScheduler {
   void accrue_usage();
   void rank_queue();
   bool any_may_start(PassOutcome& out);
+  void bounded_pass(const PassBounds& bounds, PassOutcome& out);
+  bool try_records(policy::JobId id, uint32_t priority, const PassBounds& bounds, Tested& tested,
+                   PassOutcome& out);
+  void stop_partition(int partition, Tested& tested) const;
+  bool known_wait(policy::JobId id, const TryKey& key, PassOutcome& out);
+  void started(policy::JobId id, PassOutcome& out);
   bool try_job(policy::JobId id, PassOutcome& out, bool act);
   bool try_request(const policy::PendingJob& job, int request, PassOutcome& out, Attempt& attempt,
                    bool act);
@@ -79,12 +105,13 @@ class ShareqScheduler {
   // Running jobs by start, oldest first, that may not have run ReclaimMinRuntime yet (entries
   // of jobs no longer running in that run are dropped when they reach the front).
   std::deque<StartedAt> young_;
+  std::vector<std::vector<int>> overlapping_;  // partition -> the partitions sharing a node
 };
 
 class FifoScheduler {
  public:
   explicit FifoScheduler(SimState& state) : state_(state) {}
-  PassOutcome pass();
+  PassOutcome pass(const PassBounds& bounds = {});
 
  private:
   SimState& state_;

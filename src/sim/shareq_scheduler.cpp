@@ -35,8 +35,30 @@ using policy::WaitReason;
 
 constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
 
+// Partitions that share a node: a stopped partition's nodes are off for the rest of the pass in
+// Slurm; the simulator stops every partition sharing a node with it (exact when none overlap).
+std::vector<std::vector<int>> overlapping_partitions(const Workload& workload) {
+  const size_t partitions = workload.groups.size() - workload.family_gpus.size();
+  std::vector<std::vector<char>> on(partitions, std::vector<char>(workload.node_gpus.size(), 0));
+  for (size_t p = 0; p < partitions; ++p) {
+    for (int n : workload.groups[p]) on[p][n] = 1;
+  }
+  std::vector<std::vector<int>> out(partitions);
+  for (size_t p = 0; p < partitions; ++p) {
+    for (size_t q = 0; q < partitions; ++q) {
+      bool shared = p == q;
+      for (int n : workload.groups[p]) shared = shared || on[q][n];
+      if (shared) out[p].push_back(static_cast<int>(q));
+    }
+  }
+  return out;
+}
+
 ShareqScheduler::ShareqScheduler(SimState& state, ShareqTuning tuning)
-    : state_(state), tuning_(tuning), memo_(state.workload()) {}
+    : state_(state),
+      tuning_(tuning),
+      memo_(state.workload()),
+      overlapping_(overlapping_partitions(state.workload())) {}
 
 void ShareqScheduler::accrue_usage() {
   const policy::Time elapsed = state_.now() - accrued_at_;
@@ -67,13 +89,17 @@ void ShareqScheduler::rank_queue() {
   order_usage_version_ = usage_version_;
 }
 
-PassOutcome ShareqScheduler::pass() {
+PassOutcome ShareqScheduler::pass(const PassBounds& bounds) {
   PassOutcome out;
   if (state_.pending().empty()) return out;
   if (waiting_.size() != state_.workload().jobs.size()) {
     waiting_.assign(state_.workload().jobs.size(), Waiting{});
   }
   accrue_usage();
+  if (bounds.bounded()) {
+    bounded_pass(bounds, out);
+    return out;
+  }
   if (tuning_.skip_known_waits && state_.pending().size() == 1) {
     try_job(state_.pending().front().id, out, true);  // a queue of one is in order
     return out;
@@ -85,6 +111,83 @@ PassOutcome ShareqScheduler::pass() {
     if (state_.run(id).status == JobStatus::Pending) try_job(id, out, true);
   }
   return out;
+}
+
+// Slurm's main pass (job_scheduler.c, _schedule): the ranked queue's records in order, each
+// tested unless its partition has had partition_depth records tested or has been stopped, until
+// queue_depth + 1 records were tested. Not probed first (any_may_start): the pass tries only a
+// few jobs, and the probe would try them all.
+void ShareqScheduler::bounded_pass(const PassBounds& bounds, PassOutcome& out) {
+  rank_queue();
+  const size_t partitions = overlapping_.size();
+  Tested tested{std::vector<int64_t>(partitions, 0), std::vector<char>(partitions, 0), 0, 0};
+  for (const auto& [priority, id] : order_) {
+    if (state_.run(id).status != JobStatus::Pending) continue;
+    if (!try_records(id, priority, bounds, tested, out)) return;
+  }
+}
+
+// Tests the job's records (its requests, in the user's order) within the bounds; false when the
+// pass is over (queue_depth reached, or every partition had its partition_depth records). A job
+// known to wait (Waiting, the memo) fails each record it would have tested; a try is remembered
+// only when it tried every request.
+bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const PassBounds& bounds,
+                                  Tested& tested, PassOutcome& out) {
+  const SimJob& sim_job = state_.job(id);
+  std::vector<int> records;  // the requests this pass tests (Slurm counts a stopped one too)
+  bool over = false;
+  for (int r = 0; r < static_cast<int>(sim_job.requests.size()) && !over; ++r) {
+    const int partition = sim_job.shapes[r].partition;
+    if (bounds.partition_depth > 0) {
+      int64_t& in = tested.in_partition[partition];
+      if (in >= bounds.partition_depth) continue;
+      if (++in == bounds.partition_depth) ++tested.exhausted;
+    }
+    over = bounds.queue_depth >= 0 && tested.records++ >= bounds.queue_depth;
+    records.push_back(r);
+  }
+  const bool every_request = records.size() == sim_job.requests.size();
+  bool done = !over && !(bounds.partition_depth > 0 && tested.exhausted == overlapping_.size());
+  if (records.empty()) return done;
+  const policy::PendingJob job = state_.pending()[state_.run(id).slot];  // a start reorders them
+  const auto& policy = state_.policy();
+  const TryKey key = memo_.key(id, state_.now() - job.submit_time >= policy.reclaim_after_s,
+                               policy.in_share_preemption ? job.priority : 0);
+  const bool reserves = bounds.min_prio_reserve == 0 || priority >= bounds.min_prio_reserve;
+  // Waiting and the memo speak for a try of every request: asked only when this pass tries them
+  // all (none skipped, none stopped before or by the job's own records), at the first one.
+  bool whole = every_request && (records.size() == 1 || !bounds.stop_partition);
+  for (int r : records) whole = whole && !tested.stopped[sim_job.shapes[r].partition];
+  int known = whole ? -1 : 0;
+  Attempt attempt;
+  bool tried_all = every_request;
+  for (int r : records) {
+    const int partition = sim_job.shapes[r].partition;
+    if (tested.stopped[partition]) {
+      tried_all = false;
+      continue;
+    }
+    if (known < 0) known = tuning_.skip_known_waits && known_wait(id, key, out) ? 1 : 0;
+    if (known == 0 && try_request(job, r, out, attempt, true)) {
+      started(id, out);
+      return done;
+    }
+    if (bounds.stop_partition && reserves) stop_partition(partition, tested);
+  }
+  if (known != 0) return done;  // known to wait, or nothing tested
+  if (tried_all && tuning_.skip_known_waits) {
+    memo_.remember(key, state_.generation(), state_.now(), attempt);
+  }
+  if (tried_all) {
+    wait(id, attempt, out);
+  } else if (attempt.time_may_help) {
+    out.time_may_help = true;
+  }
+  return done;
+}
+
+void ShareqScheduler::stop_partition(int partition, Tested& tested) const {
+  for (int p : overlapping_[partition]) tested.stopped[p] = 1;
 }
 
 // Whether some pending job would start (or preempt) if tried now. When none would, every try of
@@ -102,6 +205,29 @@ bool ShareqScheduler::any_may_start(PassOutcome& out) {
   return may;
 }
 
+// Whether the job's try is known to find nothing (its Waiting holds, or a job of its key found
+// nothing at this state and now()); then `out` gets what that try would give.
+bool ShareqScheduler::known_wait(policy::JobId id, const TryKey& key, PassOutcome& out) {
+  const Waiting& waiting = waiting_[id - 1];
+  if (waiting.generation == state_.generation() && state_.now() < waiting.until) {
+    if (waiting.time_may_help) out.time_may_help = true;
+    return true;
+  }
+  if (const Attempt* known = memo_.find(key, state_.generation(), state_.now())) {
+    wait(id, *known, out);
+    return true;
+  }
+  return false;
+}
+
+void ShareqScheduler::started(policy::JobId id, PassOutcome& out) {
+  out.changed = true;
+  exposure_stale_ = true;
+  waiting_[id - 1] = Waiting{};
+  const JobRun& run = state_.run(id);
+  if (state_.policy().reclaim_min_runtime_s > 0) young_.push_back({run.start, id, run.epoch});
+}
+
 // A job whose last try found nothing to do finds nothing again while the ledger, the running jobs
 // and the nodes are unchanged (state_.generation()) and no rule of time has turned: decide() and
 // the scheduler's acts read only those, the job itself and now() (through ReclaimAfter, from the
@@ -111,34 +237,19 @@ bool ShareqScheduler::any_may_start(PassOutcome& out) {
 // With `act` false nothing is started or preempted: true says the try would have.
 bool ShareqScheduler::try_job(policy::JobId id, PassOutcome& out, bool act) {
   const bool skip = tuning_.skip_known_waits;
-  const Waiting& waiting = waiting_[id - 1];
-  const uint64_t generation = state_.generation();
-  const policy::Time now = state_.now();
-  if (skip && waiting.generation == generation && now < waiting.until) {
-    if (waiting.time_may_help) out.time_may_help = true;
-    return false;
-  }
   const policy::PendingJob& pending = state_.pending()[state_.run(id).slot];
   const auto& policy = state_.policy();
-  const TryKey key = memo_.key(id, now - pending.submit_time >= policy.reclaim_after_s,
+  const TryKey key = memo_.key(id, state_.now() - pending.submit_time >= policy.reclaim_after_s,
                                policy.in_share_preemption ? pending.priority : 0);
-  if (const Attempt* known = skip ? memo_.find(key, generation, now) : nullptr) {
-    wait(id, *known, out);
-    return false;
-  }
+  if (skip && known_wait(id, key, out)) return false;
   const policy::PendingJob job = pending;  // a copy: a start reorders the pending jobs
   Attempt attempt;
   for (int r = 0; r < static_cast<int>(job.requests.size()); ++r) {
     if (!try_request(job, r, out, attempt, act)) continue;
-    if (!act) return true;
-    out.changed = true;
-    exposure_stale_ = true;
-    waiting_[id - 1] = Waiting{};
-    const JobRun& run = state_.run(id);
-    if (policy.reclaim_min_runtime_s > 0) young_.push_back({run.start, id, run.epoch});
+    if (act) started(id, out);
     return true;
   }
-  if (skip) memo_.remember(key, generation, now, attempt);
+  if (skip) memo_.remember(key, state_.generation(), state_.now(), attempt);
   wait(id, attempt, out);
   return false;
 }

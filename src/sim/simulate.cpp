@@ -1,5 +1,7 @@
 #include "sim/simulate.hpp"
 
+#include "sim/cadence.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -7,34 +9,34 @@
 namespace shareq::sim {
 namespace {
 
-constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
+template <typename Scheduler>
+void run_pass(Scheduler& scheduler, const PassBounds& bounds, PassOutcome& pass, SimResult& out) {
+  pass = scheduler.pass(bounds);
+  ++out.passes;
+  out.decisions += pass.decisions;
+}
 
 template <typename Scheduler>
 void replay(SimState& state, Scheduler& scheduler, const SimOptions& options, SimResult& out) {
-  policy::Time pass_at = kNever;
-  // submit_delay_s > 0: an instant with submissions and no job end gets its pass at the earliest
-  // submit_delay_s after the last pass not triggered by a job end (submit_pass_at); until then
-  // the submitted jobs wait. last_timed starts far enough back that the first submission passes.
-  policy::Time submit_pass_at = kNever;
-  policy::Time last_timed = std::numeric_limits<policy::Time>::min() / 2;
-  while (state.advance(std::min(pass_at, submit_pass_at))) {
+  Cadence cadence(options.scheduler);
+  policy::Time wake = kNoWake;
+  while (state.advance(wake)) {
     const uint64_t generation = state.generation();  // a job end bumps it; a submission not
-    const bool events = state.apply_events();
+    const size_t pending = state.pending().size();
+    state.apply_events();
     const bool ended = state.generation() != generation;
-    const bool timed = state.now() >= pass_at || state.now() >= submit_pass_at;
-    if (!events && !timed) continue;
-    if (events && !ended && !timed && options.submit_delay_s > 0) {
-      submit_pass_at =
-          std::min(submit_pass_at, std::max(state.now(), last_timed + options.submit_delay_s));
-      if (state.now() < submit_pass_at) continue;
+    const bool submitted = state.pending().size() > pending;
+    PassOutcome pass;
+    const auto main = cadence.main_due(state.now(), ended, submitted, !state.pending().empty());
+    if (main) {
+      run_pass(scheduler, *main, pass, out);
+      cadence.main_ran(pass);
     }
-    if (!ended) last_timed = state.now();
-    submit_pass_at = kNever;  // this pass sees every job submitted so far
-    const PassOutcome pass = scheduler.pass();
-    ++out.passes;
-    out.decisions += pass.decisions;
-    const bool again = !state.pending().empty() && (pass.changed || pass.time_may_help);
-    pass_at = again ? state.now() + std::max<int64_t>(1, options.sched_interval_s) : kNever;
+    if (const auto backfill = cadence.backfill_due(state.now(), state.pending().size())) {
+      run_pass(scheduler, *backfill, pass, out);
+      cadence.backfill_ran(pass);
+    }
+    wake = cadence.next_wake(state.now(), !state.pending().empty());
   }
   state.finish_metering();
 }

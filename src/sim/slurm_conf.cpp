@@ -63,9 +63,14 @@ class Reader {
     if (kvs.empty()) return;
     if (text::iequals(kvs[0].key, "NodeName")) node_line(kvs, number);
     if (text::iequals(kvs[0].key, "PartitionName")) partition_line(kvs, number);
+    if (text::iequals(kvs[0].key, "SchedulerType"))
+      scheduler_type_ = {std::string(kvs[0].value), number};
+    if (text::iequals(kvs[0].key, "SchedulerParameters"))
+      scheduler_params_ = {std::string(kvs[0].value), number};
   }
 
   Parsed<SlurmCluster> finish() {
+    scheduler();
     Parsed<SlurmCluster> out;
     out.errors = std::move(errors_);
     if (out.errors.empty()) out.value = std::move(cluster_);
@@ -76,6 +81,19 @@ class Reader {
   void error(int line, std::string field, std::string message) {
     if (errors_.size() < kMaxInputErrors) {
       errors_.push_back({std::string(file_), line, std::move(field), std::move(message)});
+    }
+  }
+
+  // The last SchedulerType and SchedulerParameters lines, on Slurm's defaults.
+  void scheduler() {
+    auto& params = cluster_.scheduler;
+    if (scheduler_type_.line > 0) {
+      auto set = apply_scheduler_type(scheduler_type_.value, params);
+      if (!set) error(scheduler_type_.line, set.error().field, set.error().message);
+    }
+    if (scheduler_params_.line > 0) {
+      auto set = apply_scheduler_parameters(scheduler_params_.value, params);
+      if (!set) error(scheduler_params_.line, set.error().field, set.error().message);
     }
   }
 
@@ -149,6 +167,11 @@ class Reader {
   std::unordered_map<std::string, int> node_index_;
   int64_t default_gpus_ = 0;
   std::string default_nodes_;
+  struct Line {
+    std::string value;
+    int line = 0;
+  };
+  Line scheduler_type_, scheduler_params_;
 };
 
 }  // namespace

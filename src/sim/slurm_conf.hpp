@@ -1,9 +1,11 @@
 // The part of a site's slurm.conf the simulator needs: nodes with their GPUs and partitions.
 //
 // Read: NodeName=LIST [Gres=gpu:N | gpu:TYPE:N [,...]] lines (NodeName=DEFAULT sets the Gres of
-// the lines after it) and PartitionName=NAME Nodes=LIST|ALL lines (PartitionName=DEFAULT sets
-// their Nodes). GPUs are the sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)"
-// socket suffix is allowed). Every other line and key is ignored, as the simulator needs none.
+// the lines after it), PartitionName=NAME Nodes=LIST|ALL lines (PartitionName=DEFAULT sets
+// their Nodes), and the scheduling cadence: SchedulerType and SchedulerParameters
+// (sched_params.hpp; the last line of each counts, Slurm's defaults where absent). GPUs are the
+// sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)" socket suffix is allowed).
+// Every other line and key is ignored, as the simulator needs none.
 // Keys are case-insensitive, '#' starts a comment.
 #pragma once
 
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "sim/input_error.hpp"
+#include "sim/sched_params.hpp"
 
 namespace shareq::sim {
 
@@ -30,13 +33,15 @@ struct SimPartition {
 struct SlurmCluster {
   std::vector<SimNode> nodes;  // in slurm.conf order
   std::vector<SimPartition> partitions;
+  SchedulerParams scheduler;
 
   // nullptr when there is no such partition (names compare exactly, as Slurm's do).
   [[nodiscard]] const SimPartition* find_partition(std::string_view name) const;
 };
 
 // Errors name the line and the key: a bad node list, a Gres count that is not a number, a node
-// defined twice, a partition naming a node no NodeName line defines, a partition defined twice.
+// defined twice, a partition naming a node no NodeName line defines, a partition defined twice,
+// a SchedulerType or a SchedulerParameters value the simulator does not take.
 Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file);
 
 // Reads a file and parses it; an unreadable file is one error with line 0.

@@ -21,7 +21,9 @@ struct SimRun {
 };
 
 SimRun sim(std::vector<std::string> args) {
-  const std::string csv = ::testing::TempDir() + "/sim_golden.csv";
+  // One file per test: ctest -j runs this binary's tests at once.
+  const std::string csv = ::testing::TempDir() + "/sim_golden." +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv";
   args.insert(args.end(), {"--jobs-csv", csv});
   std::ostringstream out, err;
   SimRun run;
@@ -59,11 +61,13 @@ TEST(SimGolden, SubmitDelayHoldsSubmissionsButNotJobEnds) {
   // --submit-delay 3 (Slurm's batch_sched_delay): job 1 (t=0) gets the first pass at once; job 2
   // (t=1) waits for the pass 3 s after it, at 3; job 3 (t=4, no room) starts at the end of job 1
   // (100), which triggers a pass at once; job 4 (t=120) comes long after the last pass and starts
-  // at once. Without the delay job 2 starts at 1 and nothing else changes.
+  // at once. Without the delay job 2 starts at 1 and nothing else changes. golden.slurm.conf has
+  // no SchedulerParameters: Slurm's default batch_sched_delay is 3.
   const SimRun run = golden("delay.sacct", {"--submit-delay", "3"});
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(run.csv, sim::read_text_file(kData + "/delay.expected.csv").value());
-  const SimRun none = golden("delay.sacct");
+  EXPECT_EQ(golden("delay.sacct").csv, run.csv);
+  const SimRun none = golden("delay.sacct", {"--submit-delay", "0"});
   ASSERT_EQ(none.code, 0) << none.err;
   EXPECT_NE(none.csv.find("2,borrower,gpu,1,1,101,0,0,\"g2\""), std::string::npos) << none.csv;
   const SimRun fifo =
@@ -72,6 +76,64 @@ TEST(SimGolden, SubmitDelayHoldsSubmissionsButNotJobEnds) {
   const SimRun bad = golden("delay.sacct", {"--submit-delay", "-1"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--submit-delay"), std::string::npos) << bad.err;
+}
+
+// Slurm's passes (passes.slurm.conf: sched_interval=60, batch_sched_delay=0, bf_interval=30,
+// bf_min_prio_reserve at the within-quota tier). Borrower's jobs 1 and 2 (3 GPUs each) take 3 of
+// each node's 4 GPUs at 0 until 1000; at 10 come a 4-GPU job 3 (fits nowhere) and a 1-GPU
+// borrower job 4 (fits) ranked after it.
+SimRun passes(const std::string& trace, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--slurm-conf", kData + "/passes.slurm.conf",
+                                   "--config",     kData + "/passes.shareq.conf",
+                                   "--trace",      kData + "/" + trace};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return sim(args);
+}
+
+TEST(SimGolden, MainPassStopsAtAWithinQuotaJobThatDoesNotFitNotAtABorrower) {
+  // Job 3 is the owner's, within quota: the main pass at 10 stops at it (fail_by_part), and job
+  // 4 waits for the backfill pass at 30.
+  const SimRun stop = passes("stop.sacct");
+  ASSERT_EQ(stop.code, 0) << stop.err;
+  EXPECT_NE(stop.csv.find("3,owner,gpu,10,1000,1100,990,0,\"g1\""), std::string::npos) << stop.csv;
+  EXPECT_NE(stop.csv.find("4,borrower,gpu,10,30,130,20,0,\"g1\""), std::string::npos) << stop.csv;
+  // Job 3 borrows (below bf_min_prio_reserve): the main pass goes on and starts job 4 at 10.
+  const SimRun go_on = passes("nostop.sacct");
+  ASSERT_EQ(go_on.code, 0) << go_on.err;
+  EXPECT_NE(go_on.csv.find("4,borrower,gpu,10,10,110,0,0,\"g1\""), std::string::npos) << go_on.csv;
+  // Without bf_min_prio_reserve every job that does not fit stops its partition.
+  const SimRun every = passes("nostop.sacct", {"--sched-params", "bf_min_prio_reserve=4294967295"});
+  EXPECT_NE(every.csv.find("4,borrower,gpu,10,10,110,0,0"), std::string::npos) << every.csv;
+}
+
+TEST(SimGolden, MainPassTestsPartitionJobDepthJobs) {
+  // partition_job_depth=1: the main pass at 10 tests job 3 only; job 4 waits for backfill (30).
+  const SimRun run = passes("nostop.sacct", {"--sched-params", "partition_job_depth=1"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.csv.find("4,borrower,gpu,10,30,130,20,0,\"g1\""), std::string::npos) << run.csv;
+}
+
+TEST(SimGolden, BackfillRunsOnItsInterval) {
+  // Job 4, held back by the main pass, starts at backfill's next pass (on a grid from time 0): 30,
+  // or 45 with bf_interval=45; with no backfill (bf_interval=-1) not before job 3 starts.
+  const SimRun later = passes("stop.sacct", {"--sched-params", "bf_interval=45"});
+  EXPECT_NE(later.csv.find("4,borrower,gpu,10,45,145,35,0"), std::string::npos) << later.csv;
+  const SimRun none = passes("stop.sacct", {"--sched-params", "bf_interval=-1"});
+  EXPECT_NE(none.csv.find("4,borrower,gpu,10,1000,1100,990,0,\"g2\""), std::string::npos)
+      << none.csv;
+}
+
+TEST(SimGolden, SchedulerParametersComeFromSlurmConfAndTheCommandLine) {
+  // The command line's --sched-params win over slurm.conf's (first occurrence of a key counts
+  // within one list, as in Slurm); --sched-interval and --submit-delay over both.
+  const SimRun conf = passes("stop.sacct");
+  const SimRun options = passes("stop.sacct", {"--sched-params", "bf_interval=30"});
+  EXPECT_EQ(conf.csv, options.csv);
+  const SimRun bad = passes("stop.sacct", {"--sched-params", "partition_job_depth=-2"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("SchedulerParameters partition_job_depth: "), std::string::npos)
+      << bad.err;
+  EXPECT_NE(bad.err.find("allowed: 0 (no bound)..1000000000"), std::string::npos) << bad.err;
 }
 
 TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {

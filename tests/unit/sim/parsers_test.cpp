@@ -61,6 +61,45 @@ TEST(SlurmConf, ErrorsNameLineAndKey) {
   }
 }
 
+TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
+  const auto defaults = parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf");
+  ASSERT_TRUE(defaults.value);
+  EXPECT_EQ(defaults.value->scheduler.sched_interval_s, 60);
+  EXPECT_EQ(defaults.value->scheduler.batch_sched_delay_s, 3);
+  EXPECT_EQ(defaults.value->scheduler.bf_interval_s, 30);
+  EXPECT_EQ(defaults.value->scheduler.default_queue_depth, 100);
+  EXPECT_TRUE(defaults.value->scheduler.backfill);
+  const auto parsed = parse_slurm_conf(
+      "SchedulerType=sched/builtin\nschedulerparameters=Partition_Job_Depth=4,"
+      "preempt_send_user_signal,sched_interval=5,partition_job_depth=9,bf_min_prio_reserve="
+      "1073741824,bf_max_job_test=50,default_queue_depth=7,batch_sched_delay=0\n",
+      "slurm.conf");
+  ASSERT_TRUE(parsed.value) << first_error(parsed.errors);
+  const SchedulerParams& p = parsed.value->scheduler;
+  EXPECT_FALSE(p.backfill);
+  EXPECT_EQ(p.partition_job_depth, 4);  // the first occurrence, as Slurm reads it
+  EXPECT_EQ(p.sched_interval_s, 5);
+  EXPECT_EQ(p.bf_min_prio_reserve, 1073741824);
+  EXPECT_EQ(p.bf_max_job_test, 50);
+  EXPECT_EQ(p.default_queue_depth, 7);
+  EXPECT_EQ(p.batch_sched_delay_s, 0);
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"SchedulerParameters=bf_interval=0\n",
+            "slurm.conf:1: SchedulerParameters bf_interval: \"0\" is out of range; allowed: -1 (no "
+            "backfill pass) or 1..10800"},
+           {"SchedulerParameters=sched_interval=5s\n",
+            "slurm.conf:1: SchedulerParameters sched_interval: \"5s\""},
+           {"SchedulerParameters=bf_min_prio_reserve=4294967296\n",
+            "slurm.conf:1: SchedulerParameters bf_min_prio_reserve: "},
+           {"SchedulerType=sched/wiki\n",
+            "slurm.conf:1: SchedulerType: \"sched/wiki\" is not simulated; allowed: "
+            "sched/backfill, sched/builtin"}}) {
+    const auto bad = parse_slurm_conf(text, "slurm.conf");
+    EXPECT_FALSE(bad.value);
+    EXPECT_EQ(first_error(bad.errors).rfind(expected, 0), 0u) << first_error(bad.errors);
+  }
+}
+
 TEST(Time, TimestampsAndElapsed) {
   EXPECT_EQ(parse_timestamp("1970-01-02T00:00:01"), 86401);
   EXPECT_EQ(parse_timestamp("2024-03-01T00:00:00").value() -

@@ -79,7 +79,10 @@ SimResult replay(const Scenario& s, bool skip) {
   const Trace t = trace(s.seed);
   const Workload workload = prepare_workload(t, c, policy);
   SimOptions options;
-  options.sched_interval_s = 7;
+  options.scheduler.sched_interval_s = 7;
+  options.scheduler.bf_interval_s = 11;  // Slurm's bounded main pass, and backfill
+  options.scheduler.partition_job_depth = 3;
+  options.scheduler.bf_min_prio_reserve = policy::kWithinQuotaTier;
   options.tuning.priority_calc_period_s = 50;
   options.tuning.decay_half_life_s = 600;
   options.tuning.skip_known_waits = skip;
