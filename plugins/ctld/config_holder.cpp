@@ -68,7 +68,7 @@ void ConfigHolder::read_locked(const Signature& signature) {
   }
   if (parsed.config) {
     publish_locked(std::move(*parsed.config), path_);
-    std::string& good_text = std::get<std::string>(text);
+    auto& good_text = std::get<std::string>(text);
     if (!last_good_.path.empty() && good_text != saved_text_) {
       saved_text_ = good_text;
       last_good_.save(last_good_.path, std::move(good_text));

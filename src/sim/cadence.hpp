@@ -34,7 +34,7 @@ class Cadence {
   // any (nullopt: none), with its bounds.
   std::optional<PassBounds> main_due(policy::Time now, bool ended, bool submitted, bool pending);
   // The backfill pass due now, with its bounds for `pending` jobs (nullopt: none).
-  std::optional<PassBounds> backfill_due(policy::Time now, size_t pending) const;
+  [[nodiscard]] std::optional<PassBounds> backfill_due(policy::Time now, size_t pending) const;
   void main_ran(const PassOutcome& pass);
   void backfill_ran(const PassOutcome& pass);
   // The next instant a pass may be due without an event (kNoWake: none).

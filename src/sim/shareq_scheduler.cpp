@@ -47,7 +47,7 @@ std::vector<std::vector<int>> overlapping_partitions(const Workload& workload) {
   for (size_t p = 0; p < partitions; ++p) {
     for (size_t q = 0; q < partitions; ++q) {
       bool shared = p == q;
-      for (int n : workload.groups[p]) shared = shared || on[q][n];
+      for (int n : workload.groups[p]) shared = shared || on[q][n] != 0;
       if (shared) out[p].push_back(static_cast<int>(q));
     }
   }
@@ -157,13 +157,13 @@ bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const Pas
   // Waiting and the memo speak for a try of every request: asked only when this pass tries them
   // all (none skipped, none stopped before or by the job's own records), at the first one.
   bool whole = every_request && (records.size() == 1 || !bounds.stop_partition);
-  for (int r : records) whole = whole && !tested.stopped[sim_job.shapes[r].partition];
+  for (int r : records) whole = whole && tested.stopped[sim_job.shapes[r].partition] == 0;
   int known = whole ? -1 : 0;
   Attempt attempt;
   bool tried_all = every_request;
   for (int r : records) {
     const int partition = sim_job.shapes[r].partition;
-    if (tested.stopped[partition]) {
+    if (tested.stopped[partition] != 0) {
       tried_all = false;
       continue;
     }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,7 +40,7 @@ class ConfigHolderTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  void write(const std::string& path, const std::string& text) const {
+  static void write(const std::string& path, const std::string& text) {
     // A new inode each time, so that the holder sees a change within one clock second too.
     const std::string temp = path + ".tmp";
     {
@@ -59,7 +60,8 @@ class ConfigHolderTest : public ::testing::Test {
 
   // One slurmctld process: its own holder, the same files.
   std::unique_ptr<ConfigHolder> process() {
-    ConfigHolder::LastGoodCopy copy{copy_path_, [this](const std::string& path, std::string text) {
+    ConfigHolder::LastGoodCopy copy{copy_path_,
+                                    [this](const std::string& path, const std::string& text) {
                                       ++saves_;
                                       ASSERT_EQ(write_file_atomically(path, text), std::nullopt);
                                     }};
@@ -70,10 +72,8 @@ class ConfigHolderTest : public ::testing::Test {
   }
 
   [[nodiscard]] bool logged_error(const std::string& words) const {
-    for (const std::string& line : errors_) {
-      if (line.find(words) != std::string::npos) return true;
-    }
-    return false;
+    return std::ranges::any_of(
+        errors_, [&](const std::string& line) { return line.find(words) != std::string::npos; });
   }
 
   fs::path dir_;
