@@ -119,6 +119,10 @@ inline constexpr size_t kMaxConfigFileBytes = size_t{4} << 20;
 // be read, or it is larger than kMaxConfigFileBytes.
 std::variant<std::string, ConfigError> read_config_text(const std::string& path);
 
+// Parses what read_config_text gave: the text, or the one error that says why there is none.
+ParseResult parse_config_text(const std::variant<std::string, ConfigError>& text,
+                              std::string_view file);
+
 // Reads and parses a file; an unreadable file is one ConfigError with line 0.
 ParseResult load_config_file(const std::string& path);
 

@@ -445,14 +445,18 @@ std::variant<std::string, ConfigError> read_config_text(const std::string& path)
   return text;
 }
 
-ParseResult load_config_file(const std::string& path) {
-  auto text = read_config_text(path);
-  if (auto* error = std::get_if<ConfigError>(&text)) {
+ParseResult parse_config_text(const std::variant<std::string, ConfigError>& text,
+                              std::string_view file) {
+  if (const auto* error = std::get_if<ConfigError>(&text)) {
     ParseResult result;
-    result.errors.push_back(std::move(*error));
+    result.errors.push_back(*error);
     return result;
   }
-  return parse_config(std::get<std::string>(text), path);
+  return parse_config(std::get<std::string>(text), file);
+}
+
+ParseResult load_config_file(const std::string& path) {
+  return parse_config_text(read_config_text(path), path);
 }
 
 std::string shareq_conf_beside(const std::string& slurm_conf_path) {

@@ -60,12 +60,7 @@ void ConfigHolder::read_locked(const Signature& signature) {
   checked_ = true;
   seen_ = signature;
   auto text = read_config_text(path_);
-  ParseResult parsed;
-  if (auto* error = std::get_if<ConfigError>(&text)) {
-    parsed.errors.push_back(std::move(*error));
-  } else {
-    parsed = parse_config(std::get<std::string>(text), path_);
-  }
+  ParseResult parsed = parse_config_text(text, path_);
   if (parsed.config) {
     publish_locked(std::move(*parsed.config), path_);
     auto& good_text = std::get<std::string>(text);
