@@ -570,7 +570,10 @@ def test_slurmctld_restart_during_a_borrow_loses_nothing(shares):
     # Priority 10, below the running jobs: it cannot preempt inside its own share.
     pending = node_job(c, "alice", "prodexp1", "sleep 1", 10)
     before = c.run(["squeue", "-h", "-j", str(pending), "-o", "%Q"]).stdout.strip()
-    usage_before = c.share_raw_usage("prodexp1")
+    # Usage accrues at the next recalculation pass (at most 5 s): on a fresh cluster, with no
+    # earlier test's usage, it is 0 until then.
+    usage_before = wait_until("prodexp1 to have usage", lambda: c.share_raw_usage("prodexp1"),
+                              timeout=30)
 
     c.restart_slurmctld()
     for job in fill:
