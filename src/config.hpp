@@ -55,6 +55,14 @@ struct ShareQuota {
 };
 
 enum class WarmPoolMode { Prefer, Reserve };
+// What happens to a job whose account is under no share (UnlistedAccounts): it runs as a
+// borrower of the implicit share kUnlistedShare, or it is refused at submission.
+enum class UnlistedAccounts { Borrow, Refuse };
+
+// The implicit share of jobs whose account is under no listed share (UnlistedAccounts=borrow):
+// quota 0 in every family. Its parentheses are outside a share name's characters, so no
+// Share= line or Slurm account can take the name.
+inline constexpr std::string_view kUnlistedShare = "(unlisted)";
 enum class MatchField { Image, Account, User, Partition, Nodes };
 
 struct Config {
@@ -71,6 +79,7 @@ struct Config {
   int64_t max_warm_pool_lifetime_s =
       int64_t{28} * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
   WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;  // WarmPoolMode
+  UnlistedAccounts unlisted_accounts = UnlistedAccounts::Borrow;  // UnlistedAccounts
   std::vector<MatchField> warm_pool_match = {MatchField::Image, MatchField::Account,
                                              MatchField::User, MatchField::Partition,
                                              MatchField::Nodes};  // WarmPoolMatch

@@ -41,6 +41,17 @@ Message apply_warm_pool_mode(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
+Message apply_unlisted_accounts(Config& config, std::string_view value) {
+  if (text::iequals(value, "borrow")) {
+    config.unlisted_accounts = UnlistedAccounts::Borrow;
+  } else if (text::iequals(value, "refuse")) {
+    config.unlisted_accounts = UnlistedAccounts::Refuse;
+  } else {
+    return text::quote(value) + " is not a choice; allowed: borrow, refuse";
+  }
+  return std::nullopt;
+}
+
 constexpr std::array<std::pair<std::string_view, MatchField>, 5> kMatchFields = {{
     {"image", MatchField::Image},
     {"account", MatchField::Account},
@@ -105,7 +116,7 @@ Message apply_image_cache_dir(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
-constexpr std::array<GlobalSetting, 12> kSettings = {{
+constexpr std::array<GlobalSetting, 13> kSettings = {{
     {"DefaultPriority", "0..99", apply_default_priority,
      [](const Config& c) { return std::to_string(c.default_priority); }},
     {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
@@ -141,6 +152,10 @@ constexpr std::array<GlobalSetting, 12> kSettings = {{
     {"WarmPoolMode", "prefer, reserve", apply_warm_pool_mode,
      [](const Config& c) {
        return std::string(c.warm_pool_mode == WarmPoolMode::Reserve ? "reserve" : "prefer");
+     }},
+    {"UnlistedAccounts", "borrow, refuse", apply_unlisted_accounts,
+     [](const Config& c) {
+       return std::string(c.unlisted_accounts == UnlistedAccounts::Refuse ? "refuse" : "borrow");
      }},
     {"WarmPoolMatch", "a comma-separated list of image, account, user, partition, nodes, each once",
      apply_warm_pool_match, format_match},

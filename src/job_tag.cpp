@@ -53,7 +53,9 @@ Result<Submission> decode_submission(std::string_view text) {
   if (!share) {
     return tag_error(text, "no share=");
   }
-  if (!share->empty()) {
+  if (*share == kUnlistedShare) {
+    submission.share = std::string(kUnlistedShare);
+  } else if (!share->empty()) {
     Result<std::string> name = parse_share_name(*share);
     if (!name || name.value() != *share) {
       return tag_error(text, "bad share");

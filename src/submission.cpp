@@ -21,22 +21,48 @@ std::vector<std::string> governed_partitions(const Config& config) {
   return partitions;
 }
 
-// The job's share name, lower-case: --share, else the account.
+// The nearest of the account and its parents that is a share, lower-case; nullopt when none is.
+std::optional<std::string> nearest_share(const Config& config, const JobContext& job) {
+  if (config.has_share(job.account)) return to_lower(job.account);
+  for (const std::string& parent : job.parent_accounts) {
+    if (config.has_share(parent)) return to_lower(parent);
+  }
+  return std::nullopt;
+}
+
+Error unlisted_account_error(const Config& config, const JobContext& job) {
+  std::string above;
+  if (!job.parent_accounts.empty()) {
+    above = " nor any account above it (" + text::join(job.parent_accounts) + ")";
+  }
+  return share_error("no share " + text::quote(to_lower(job.account)) + " in shareq.conf" + above +
+                     ", and UnlistedAccounts=refuse: the job's account must be under a share "
+                     "(use --share to choose one); shares: " +
+                     list_or_none(config.share_names()));
+}
+
+// The job's share name, lower-case: --share, else the account's nearest share, else the
+// implicit unlisted share when UnlistedAccounts=borrow.
 Result<std::string> choose_share(const Config& config, const SubmitFlags& flags,
                                  const JobContext& job) {
   if (!flags.share && job.account.empty()) {
     return share_error("the job has no --share and no account; shares: " +
                        list_or_none(config.share_names()));
   }
-  Result<std::string> name =
-      flags.share ? parse_share_name(*flags.share) : Result<std::string>(to_lower(job.account));
+  if (!flags.share) {
+    if (std::optional<std::string> share = nearest_share(config, job)) return *share;
+    if (config.unlisted_accounts == UnlistedAccounts::Borrow) {
+      return std::string(kUnlistedShare);
+    }
+    return unlisted_account_error(config, job);
+  }
+  Result<std::string> name = parse_share_name(*flags.share);
   if (!name) {
     return name;
   }
   if (!config.has_share(name.value())) {
-    const std::string source = flags.share ? "" : " (the job's account; use --share to choose)";
-    return share_error("no share " + text::quote(name.value()) + " in shareq.conf" + source +
-                       "; shares: " + list_or_none(config.share_names()));
+    return share_error("no share " + text::quote(name.value()) +
+                       " in shareq.conf; shares: " + list_or_none(config.share_names()));
   }
   return name;
 }
@@ -44,6 +70,7 @@ Result<std::string> choose_share(const Config& config, const SubmitFlags& flags,
 // Checks that `share` has a quota in the family of each governed partition of the job.
 std::optional<Error> check_quotas(const Config& config, const std::string& share,
                                   const JobContext& job) {
+  if (share == kUnlistedShare) return std::nullopt;  // a borrower everywhere, with no quota
   for (const std::string& partition : job.partitions) {
     const Family* family = config.family_of_partition(partition);
     if (family == nullptr || config.find_quota(share, family->name) != nullptr) {

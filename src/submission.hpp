@@ -26,6 +26,8 @@ struct SubmitFlags {
 struct JobContext {
   std::string account;                  // the job's account ("" when none was given)
   std::vector<std::string> partitions;  // the job's partitions, default partition resolved
+  // The accounts above `account` in Slurm's association tree, nearest first (root left out).
+  std::vector<std::string> parent_accounts = {};
 };
 
 // The job's shareq parameters once accepted.
@@ -39,8 +41,11 @@ struct Submission {
 
 // Validates a job at submission. Rules:
 // - each flag parses as in flags.hpp; keep-alive is at most config.max_keep_alive_s;
-// - the share is --share, else the job's account; for every partition of the job that belongs
-//   to a family, the share must have a Share= line for that family;
+// - the share is --share, else the nearest of the job's account and the accounts above it that
+//   is a share (a sub-account's jobs belong to its parent's share); when none is, the implicit
+//   kUnlistedShare under UnlistedAccounts=borrow, else an error;
+// - for every partition of the job that belongs to a family, the share must have a Share= line
+//   for that family (kUnlistedShare has one everywhere);
 // - a job none of whose partitions is in a family gets share "" (shareq does not govern it) and
 //   --share is then refused, since it would mean nothing;
 // - priority defaults to config.default_priority.

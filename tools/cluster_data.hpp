@@ -32,6 +32,7 @@ struct JobInfo {
   int64_t start_time = 0;
   int64_t end_time = 0;      // completing: when it ended
   int64_t preempt_time = 0;  // when Slurm signalled its preemption (0: never)
+  int64_t nice = 0;          // Slurm's nice value (--nice), its offset taken off
 };
 
 struct NodeInfo {

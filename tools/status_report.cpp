@@ -49,12 +49,18 @@ FamilyStatus one_family(const ClusterState& state, policy::FamilyId f, int64_t n
                       {}};
   if (const JobInfo* next = state.next_to_start(f, now)) {
     family.next_job = next->id;
-    family.next_share = to_lower(next->account);
+    const auto share = policy::share_of(state.policy(), job_record_of(*next));
+    family.next_share = share ? state.policy().share_name(*share) : to_lower(next->account);
   }
   for (size_t s = 0; s < state.policy().share_count(); ++s) {
     const auto share = static_cast<policy::ShareId>(s);
     if (state.policy().rule(share, f) == nullptr) continue;
-    family.shares.push_back(share_status(state, share, f));
+    ShareStatus row = share_status(state, share, f);
+    // The unlisted accounts' share is a row only while it has jobs here.
+    if (state.policy().is_unlisted(share) && row.running_jobs == 0 && row.pending_jobs == 0) {
+      continue;
+    }
+    family.shares.push_back(std::move(row));
   }
   // Jobs of shares without a Share= line here still wait on the family (NoQuotaInFamily).
   for (const policy::PendingJob& job : state.pending()) {

@@ -38,8 +38,8 @@ std::optional<const char*> value_if_named(const char* entry, std::string_view na
 
 char* xstrdup_string(const std::string& s) { return xstrdup(s.c_str()); }
 
-// The job's partitions: the comma-separated list, else the default partition.
-std::vector<std::string> split_partitions(const char* list, const char* default_partition) {
+// A comma-separated list (the job's partitions, or accounts), else `fallback` (the default partition).
+std::vector<std::string> split_list(const char* list, const char* fallback) {
   std::vector<std::string> parts;
   const std::string_view text = list != nullptr ? list : "";
   size_t start = 0;
@@ -50,8 +50,8 @@ std::vector<std::string> split_partitions(const char* list, const char* default_
     }
     start = comma + 1;
   }
-  if (parts.empty() && default_partition != nullptr && default_partition[0] != '\0') {
-    parts.emplace_back(default_partition);
+  if (parts.empty() && fallback != nullptr && fallback[0] != '\0') {
+    parts.emplace_back(fallback);
   }
   return parts;
 }
@@ -78,13 +78,16 @@ void replace_string(char** field, const std::string& value) {
 }
 
 // Stores the accepted submission in the job.
-void write_back(const shareq::Submission& s, const shareq_admission_t& a, shareq_job_fields_t& f) {
+void write_back(const shareq::Submission& s, const shareq_admission_t& a, bool share_given,
+                shareq_job_fields_t& f) {
   const auto& names = shareq_flag_names;
   if (s.share.empty()) {
     shareq_env_unset(f.spank_env, f.spank_env_size, names[SHAREQ_FLAG_SHARE].env);
   } else {
     shareq_env_set(f.spank_env, f.spank_env_size, names[SHAREQ_FLAG_SHARE].env, s.share.c_str());
-    if (a.set_account && f.account != nullptr) {
+    // --share names the account to charge; without it the job keeps its own account (perhaps a
+    // sub-account of its share, or an account in no share).
+    if (a.set_account && share_given && f.account != nullptr) {
       replace_string(f.account, s.share);
     }
   }
@@ -123,7 +126,8 @@ int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fie
   }
 
   const shareq::JobContext job{a.account != nullptr ? a.account : "",
-                               split_partitions(a.partitions, a.default_partition)};
+                               split_list(a.partitions, a.default_partition),
+                               split_list(a.parent_accounts, nullptr)};
   shareq::Result<shareq::Submission> result = shareq::validate_submission(conf->config, flags, job);
   if (!result) {
     set_error(err_msg, result.error().to_string());
@@ -131,7 +135,7 @@ int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fie
   }
   const shareq::Submission& s = result.value();
   if (!s.share.empty() || any_flag) {
-    write_back(s, a, f);
+    write_back(s, a, flags.share.has_value(), f);
   } else if (f.admin_comment != nullptr && *f.admin_comment != nullptr &&
              std::strncmp(*f.admin_comment, "shareq ", 7) == 0) {
     // No longer a shareq job (moved to partitions shareq does not govern).

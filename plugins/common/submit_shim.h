@@ -55,7 +55,9 @@ typedef struct shareq_admission {
   const char* default_partition; /* slurmctld's default partition; may be NULL */
   bool share_follows_account;    /* modify that changes the account: the new account is the
                                     share, a forwarded --share no longer applies */
-  bool set_account;              /* submit: write the share into *account */
+  bool set_account;              /* submit: write --share into *account */
+  const char* parent_accounts;   /* the accounts above `account`, nearest first, comma-separated;
+                                    NULL or "" = none (the account's share may be a parent's) */
 } shareq_admission_t;
 
 /*
@@ -64,7 +66,8 @@ typedef struct shareq_admission {
  * On success: for a job shareq governs (or that gave any flag), writes the canonical
  * SHAREQ_SHARE, SHAREQ_SHARE_PRIORITY, SHAREQ_IMAGE, SHAREQ_KEEP_ALIVE into the spank env and
  * the encoded submission ("shareq:share=...,priority=...,keep_alive=...") into *admin_comment,
- * and with set_account the share into *account.
+ * and with set_account a --share into *account (a job without --share keeps its account, which
+ * may be a sub-account of its share).
  * On failure: changes nothing, sets *err_msg to an xmalloc'd "shareq: FIELD: MESSAGE".
  * Returns SLURM_SUCCESS, ESLURM_INVALID_ACCOUNT (share problems) or SLURM_ERROR (other flags).
  */

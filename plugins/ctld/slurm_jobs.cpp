@@ -29,6 +29,10 @@ policy::JobRecord common_record(JobRecord* job) {
   r.admin_comment = job->admin_comment != nullptr ? job->admin_comment : "";
   r.start_time = job->start_time;
   r.submit_time = job->details != nullptr ? job->details->submit_time : 0;
+  // details->nice carries NICE_OFFSET; 0 (a job that never had details filled) means none.
+  if (job->details != nullptr && job->details->nice != 0 && job->details->nice != NO_VAL) {
+    r.nice = static_cast<int64_t>(job->details->nice) - static_cast<int64_t>(NICE_OFFSET);
+  }
   return r;
 }
 

@@ -5,6 +5,7 @@
 
 extern "C" SHAREQ_CTLD_API void shareq_fill_priority_factors(const shareq_priority_parts_t* parts,
                                                              priority_factors_t* out) {
+  using shareq::policy::kJobPriorityWeight;
   using shareq::policy::kShareRankWeight;
   out->priority_age = 0;
   out->priority_assoc = 0;
@@ -24,11 +25,12 @@ extern "C" SHAREQ_CTLD_API void shareq_fill_priority_factors(const shareq_priori
     out->priority_site = NICE_OFFSET + SHAREQ_OUTSIDE_PRIORITY;
     return;
   }
-  const uint64_t rank_part = uint64_t{parts->share_rank} * kShareRankWeight;
-  const uint64_t known = uint64_t{parts->tier} + rank_part + parts->job_priority;
-  // The remainder (the core's "+1", so that no priority is 0) goes to SITE with the tier.
-  const uint64_t rest = parts->priority > known ? parts->priority - known : 0;
-  out->priority_site = static_cast<uint32_t>(NICE_OFFSET + parts->tier + rest);
+  const int64_t rank_part = int64_t{parts->share_rank} * kShareRankWeight;
+  const int64_t priority_part = int64_t{parts->job_priority} * kJobPriorityWeight;
+  // sprio adds SITE, FAIRSHARE and ASSOC and subtracts NICE: SITE is what makes that the priority.
+  const int64_t site = int64_t{parts->priority} - rank_part - priority_part + parts->nice;
+  out->nice = static_cast<uint32_t>(int64_t{NICE_OFFSET} + parts->nice);
+  out->priority_site = static_cast<uint32_t>(int64_t{NICE_OFFSET} + site);
   out->priority_fs = static_cast<double>(rank_part);
-  out->priority_assoc = parts->job_priority;
+  out->priority_assoc = static_cast<double>(priority_part);
 }

@@ -2,13 +2,16 @@
  * shareq's priority as sprio's columns. sprio sums the factors it receives into its PRIORITY
  * column (age + assoc + fairshare + jobsize + partition + qos + (site - NICE_OFFSET)
  * - (nice - NICE_OFFSET) + tres), so the parts below add up to exactly the priority Slurm
- * schedules by (policy/ordering.hpp: tier + share_rank * 128 + job_priority + 1):
+ * schedules by (policy/ordering.hpp: tier + share_rank * 65536 + job_priority * 512 + nice_level):
  *
- *   SITE      = tier + 1: 1073741825 (2^30 + 1) when the job fits its share's quota, else 1
- *   FAIRSHARE = share_rank * 128: the share's standing (furthest below quota, or least decayed
+ *   FAIRSHARE = share_rank * 65536: the share's standing (furthest below quota, or least decayed
  *               usage among borrowers), higher first
- *   ASSOC     = --share-priority (0..99), inside the share
- *   AGE, JOBSIZE, PARTITION, QOS, TRES = 0; NICE = 0 (shareq ignores nice)
+ *   ASSOC     = --share-priority (0..99) * 512, inside the share
+ *   NICE      = the job's nice value (--nice, scontrol update Nice=), which sprio subtracts
+ *   SITE      = the rest: tier + 256, i.e. 1073742080 (2^30 + 256) when the job fits its share's
+ *               quota, else 256, for a nice of -200..200; beyond that also the difference
+ *               between the nice value and its coarser nice_level
+ *   AGE, JOBSIZE, PARTITION, QOS, TRES = 0
  *
  * A job outside every family gets priority 1, all of it in SITE.
  * C interface for the CMocka tests.
@@ -35,6 +38,7 @@ typedef struct shareq_priority_parts {
   uint32_t tier;         /* 2^30 within quota, else 0 */
   uint32_t share_rank;   /* unweighted */
   uint32_t job_priority; /* 0..99 */
+  int64_t nice;          /* the job's nice value, without NICE_OFFSET */
 } shareq_priority_parts_t;
 
 /* Sets the factor fields of `out` (priority_*, nice, tres_cnt = 0; direct_prio = 0 where the

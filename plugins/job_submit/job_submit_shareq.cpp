@@ -13,6 +13,7 @@
 #include "boundary.hpp"
 #include "config_state.hpp"
 #include "image_digest.hpp"
+#include "lock_order.hpp"
 #include "slurm_ctld.hpp"
 #include "submit_shim.h"
 
@@ -48,6 +49,36 @@ std::string default_account(uint32_t uid) {
     return {};
   }
   return user.default_acct;
+}
+
+// The accounts above `account` in slurmctld's association tree, nearest first, root left out,
+// comma-separated: assoc_mgr's memory under its read lock, no I/O. A tree changed with
+// `sacctmgr add account ... parent=` counts from the next submission.
+std::string parent_accounts(const std::string& account) {
+  if (account.empty() || assoc_mgr_root_assoc == nullptr) return {};
+  assoc_mgr_lock_t locks{};
+  locks.assoc = READ_LOCK;
+  shareq::ctld::assert_no_shareq_lock("assoc_mgr_lock");
+  assoc_mgr_lock(&locks);
+  slurmdb_assoc_rec_t rec{};
+  rec.acct = const_cast<char*>(account.c_str());
+  rec.uid = NO_VAL;  // the account's own association, not a user's
+  slurmdb_assoc_rec_t* found = nullptr;
+  std::string parents;
+  if (assoc_mgr_fill_in_assoc(acct_db_conn, &rec, 0, &found, true) == SLURM_SUCCESS &&
+      found != nullptr && found->usage != nullptr) {
+    constexpr int kMaxDepth = 64;  // Slurm's tree has no cycles; bound the walk anyway
+    int depth = 0;
+    for (slurmdb_assoc_rec_t* a = found->usage->parent_assoc_ptr;
+         a != nullptr && a != assoc_mgr_root_assoc && a->usage != nullptr && depth < kMaxDepth;
+         a = a->usage->parent_assoc_ptr, ++depth) {
+      if (a->acct == nullptr) continue;
+      if (!parents.empty()) parents += ',';
+      parents += a->acct;
+    }
+  }
+  assoc_mgr_unlock(&locks);
+  return parents;
 }
 
 // The controller's one shareq.conf (libshareq_ctld.so), as submit_shim's C handle.
@@ -87,8 +118,13 @@ int fix_image_digest(const shareq::Config& config, job_desc_msg_t* job_desc, cha
 int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
   const std::string account =
       job_desc->account != nullptr ? job_desc->account : default_account(job_desc->user_id);
-  const shareq_admission_t admission{account.c_str(), job_desc->partition, default_part_name,
-                                     /*share_follows_account=*/false, /*set_account=*/true};
+  const std::string parents = parent_accounts(account);
+  const shareq_admission_t admission{account.c_str(),
+                                     job_desc->partition,
+                                     default_part_name,
+                                     /*share_follows_account=*/false,
+                                     /*set_account=*/true,
+                                     parents.c_str()};
   shareq_job_fields_t fields{&job_desc->account, &job_desc->admin_comment, &job_desc->spank_job_env,
                              &job_desc->spank_job_env_size};
   const std::shared_ptr<const shareq_conf_t> conf = current_config();
@@ -105,7 +141,7 @@ int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
 }
 
 // A user must not leave their share through `scontrol update Account= / Partition=`: a change
-// of either is validated as a new submission would be (a new account becomes the share). The
+// of either is validated as a new submission would be (the new account's share applies). The
 // refusal's words go to `user_msg` where the release passes one (scontrol shows them), and to the
 // log.
 int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid, char** user_msg) {
@@ -117,10 +153,14 @@ int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid,
     return SLURM_SUCCESS;
   }
 
-  const shareq_admission_t admission{
-      account_changes ? job_desc->account : job_ptr->account,
-      partition_changes ? job_desc->partition : job_ptr->partition, default_part_name,
-      /*share_follows_account=*/account_changes, /*set_account=*/false};
+  const char* account = account_changes ? job_desc->account : job_ptr->account;
+  const std::string parents = parent_accounts(account != nullptr ? account : "");
+  const shareq_admission_t admission{account,
+                                     partition_changes ? job_desc->partition : job_ptr->partition,
+                                     default_part_name,
+                                     /*share_follows_account=*/account_changes,
+                                     /*set_account=*/false,
+                                     parents.c_str()};
   // The job record itself is updated (job write lock held): slurmctld does not let a
   // non-admin's update carry an AdminComment.
   shareq_job_fields_t fields{&job_ptr->account, &job_ptr->admin_comment, &job_ptr->spank_job_env,

@@ -93,6 +93,10 @@ std::string words(WaitReason reason, const Ledger& ledger, ShareId share, Family
 std::string describe(WaitReason reason, const Ledger& ledger, ShareId share, FamilyId family,
                      int64_t amount) {
   if (reason == WaitReason::None) return "";
+  if (ledger.policy().is_unlisted(share)) {
+    return "shareq: account in no share, runs only on idle capacity (UnlistedAccounts=borrow): " +
+           words(reason, ledger, share, family, amount);
+  }
   return "shareq: " + words(reason, ledger, share, family, amount);
 }
 

@@ -19,7 +19,9 @@ namespace shareq::policy {
 // usage in `partition`'s family exactly as a running job of `account` on those `nodes` with
 // `gpus` GPUs (the nodes' configured gres/gpu together) would be (as_running: nodes in a node
 // family, GPUs in a GPU family). nullopt when `account` is no share or `partition` is in no
-// family: shareq does not govern the pool.
+// family: shareq does not govern the pool. (A pool records its owner's account, not the share:
+// the pool of a sub-account's job or of an unlisted account is not held for a share; it is
+// never charged to the unlisted accounts' share, which may only use idle capacity.)
 inline std::optional<HeldCapacity> held_capacity(const Policy& policy, uint64_t pool,
                                                  std::string_view account,
                                                  std::string_view partition, int64_t nodes,
@@ -29,6 +31,8 @@ inline std::optional<HeldCapacity> held_capacity(const Policy& policy, uint64_t 
   record.partitions = {std::string(partition)};
   record.nodes = nodes;
   record.gpus = gpus;
+  const auto share = policy.share_id(account);
+  if (!share || policy.is_unlisted(*share)) return std::nullopt;
   const auto r = as_running(policy, record);
   if (!r) return std::nullopt;
   return HeldCapacity{pool, r->share, r->family, r->amount};

@@ -25,9 +25,16 @@ int submitted_priority(const Policy& policy, std::string_view admin_comment) {
   return tag ? tag->priority : policy.default_priority;
 }
 
+std::optional<ShareId> share_of(const Policy& policy, const JobRecord& job) {
+  const std::optional<Submission> tag = submission_tag(job.admin_comment);
+  if (tag && !tag->share.empty()) return policy.share_id(tag->share);
+  if (const auto share = policy.share_id(job.account)) return share;
+  return policy.unlisted_share();
+}
+
 std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job) {
   if (job.partitions.empty()) return std::nullopt;
-  const auto share = policy.share_id(job.account);
+  const auto share = share_of(policy, job);
   const auto family = policy.family_of_partition(job.partitions.front());
   if (!share || !family) return std::nullopt;
   return RunningJob{job.id,
@@ -39,12 +46,13 @@ std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job)
 }
 
 std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job) {
-  const auto share = policy.share_id(job.account);
+  const auto share = share_of(policy, job);
   if (!share) return std::nullopt;
   PendingJob p;
   p.id = job.id;
   p.share = *share;
   p.priority = submitted_priority(policy, job.admin_comment);
+  p.nice = job.nice;
   p.submit_time = job.submit_time;
   for (const std::string& partition : job.partitions) {
     const auto family = policy.family_of_partition(partition);

@@ -1,12 +1,16 @@
 // The one translation of a Slurm job into the policy's types. Both record sources fill a
 // JobRecord: slurmctld's job_record_t in the plugins (ctld/slurm_jobs.cpp) and libslurm's
 // slurm_job_info_t in the tool (tools/slurm_client.cpp); everything after that is this file:
-//   share    = the job's account, any case (job_submit/shareq sets it to --share);
+//   share    = the share= of job_submit/shareq's tag (--share, or the share the job's account
+//              or an account above it belongs to, or the unlisted accounts' share), else the
+//              job's account, any case (a job submitted before shareq), else the unlisted
+//              accounts' share where the policy has one;
 //   family   = each partition's family (running: the partition it runs in; pending: its
 //              partitions in order, each family once), partitions in no family are skipped;
 //   amount   = nodes in a node family, GPUs (gres/gpu) in a GPU family;
 //   priority = the priority= of job_submit/shareq's tag, the first word of the AdminComment
-//              (a user cannot change a job's AdminComment), else DefaultPriority.
+//              (a user cannot change a job's AdminComment), else DefaultPriority;
+//   nice     = Slurm's nice value (the record's offset already taken off).
 #pragma once
 
 #include <optional>
@@ -30,6 +34,7 @@ struct JobRecord {
   std::string admin_comment;            // job_submit/shareq's tag first
   Time submit_time = 0;
   Time start_time = 0;
+  int64_t nice = 0;  // without Slurm's NICE_OFFSET
 };
 
 // job_submit/shareq's tag: the first word of an AdminComment (later words are warm-pool notes);
@@ -38,6 +43,9 @@ std::optional<Submission> submission_tag(std::string_view admin_comment);
 
 // The job's --share-priority as submitted: the tag's, else the policy's DefaultPriority.
 int submitted_priority(const Policy& policy, std::string_view admin_comment);
+
+// The job's share (rules above); nullopt when it has none in the policy.
+std::optional<ShareId> share_of(const Policy& policy, const JobRecord& job);
 
 // The job as a running job; nullopt when shareq does not govern it (no share of that name, its
 // partition in no family).

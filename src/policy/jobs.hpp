@@ -52,6 +52,9 @@ struct PendingJob {
   std::optional<uint64_t> reserved_pool = std::nullopt;
   // It preempted victims that are still ending (a reclaim in flight, reclaim_claims.hpp).
   bool awaiting_victims = false;
+  // Slurm's nice value (--nice, scontrol update Nice=): inside a share and --share-priority, a
+  // higher one goes later (ordering.hpp).
+  int64_t nice = 0;
   bool operator==(const PendingJob&) const = default;
 };
 

@@ -16,6 +16,7 @@ struct Pair {
   int64_t usage;
   int64_t quota;
   double decayed;
+  bool unlisted;  // the implicit share of unlisted accounts: last among borrowers
 };
 
 // usage/quota, exactly; a quota of 0 counts as fully used (1).
@@ -27,6 +28,7 @@ bool less_used(const Pair& a, const Pair& b) {
 
 // Decayed usage relative to quota; quota 0 after every share with a quota, by decayed usage.
 bool less_decayed(const Pair& a, const Pair& b) {
+  if (a.unlisted != b.unlisted) return b.unlisted;
   if ((a.quota == 0) != (b.quota == 0)) return a.quota != 0;
   if (a.quota == 0) return a.decayed < b.decayed;
   return a.decayed / static_cast<double>(a.quota) < b.decayed / static_cast<double>(b.quota);
@@ -68,8 +70,8 @@ std::vector<Pair> ranked_pairs(const Ledger& ledger, const DecayedUsage& usage) 
       const QuotaRule* rule = policy.rule(share, family);
       if (rule == nullptr) continue;
       const size_t index = s * families + f;
-      pairs.push_back(
-          {index, ledger.usage(share, family), rule->quota, decayed_at(usage, index, size)});
+      pairs.push_back({index, ledger.usage(share, family), rule->quota,
+                       decayed_at(usage, index, size), policy.is_unlisted(share)});
     }
   }
   return pairs;
@@ -81,18 +83,43 @@ struct Standing {
   bool operator>(const Standing& o) const { return within != o.within ? within : rank > o.rank; }
 };
 
-PriorityFactors pack(const Standing& best, int priority) {
+PriorityFactors pack(const Standing& best, int priority, int64_t nice) {
   PriorityFactors factors;
   factors.within_quota = best.within;
   factors.tier = best.within ? kWithinQuotaTier : 0;
   factors.share_rank = best.rank;
   factors.job_priority = static_cast<uint32_t>(std::clamp(priority, 0, 99));
-  factors.priority =
-      factors.tier + factors.share_rank * kShareRankWeight + factors.job_priority + 1;
+  factors.nice = nice;
+  factors.nice_level = nice_level(nice);
+  factors.priority = factors.tier + factors.share_rank * kShareRankWeight +
+                     factors.job_priority * kJobPriorityWeight + factors.nice_level;
   return factors;
 }
 
+constexpr int64_t kExactNice = 200;  // |nice| up to this maps one to one
+constexpr uint32_t kCoarseLevels = 55;
+constexpr double kMaxNice = 2147483648.0;  // beyond Slurm's largest nice (2^31 - 3)
+
+// 1..kCoarseLevels for |nice| > kExactNice, on a log scale up to kMaxNice.
+uint32_t coarse_step(int64_t magnitude) {
+  const double span = std::log2(kMaxNice) - std::log2(static_cast<double>(kExactNice));
+  const double at = std::log2(static_cast<double>(magnitude)) - std::log2(kExactNice);
+  const auto step = static_cast<int64_t>(1 + at * (kCoarseLevels - 1) / span);
+  return static_cast<uint32_t>(std::clamp<int64_t>(step, 1, kCoarseLevels));
+}
+
 }  // namespace
+
+uint32_t nice_level(int64_t nice) {
+  if (nice >= -kExactNice && nice <= kExactNice) {
+    return static_cast<uint32_t>(static_cast<int64_t>(kNiceCenter) - nice);
+  }
+  constexpr auto kLowestExact = static_cast<uint32_t>(kNiceCenter - kExactNice);   // 56
+  constexpr auto kHighestExact = static_cast<uint32_t>(kNiceCenter + kExactNice);  // 456
+  if (nice > 0) return kLowestExact - coarse_step(nice);
+  const int64_t magnitude = nice == INT64_MIN ? INT64_MAX : -nice;
+  return kHighestExact + coarse_step(magnitude);
+}
 
 ShareRanks rank_shares(const Ledger& ledger, const DecayedUsage& usage) {
   const Policy& policy = ledger.policy();
@@ -140,14 +167,18 @@ Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& j
       choice.amount = amount;
     }
   }
-  choice.factors = pack(best, job.priority);
+  choice.factors = pack(best, job.priority, job.nice);
   return choice;
 }
 
-// A share's own order: higher --share-priority, then older, then lower job id.
+// A share's own order: higher --share-priority, then lower nice level, then older, then lower
+// job id.
 bool ahead_in_share(const PendingJob& a, const PendingJob& b) {
   if (a.share != b.share) return a.share < b.share;
   if (a.priority != b.priority) return a.priority > b.priority;
+  const uint32_t a_level = nice_level(a.nice);
+  const uint32_t b_level = nice_level(b.nice);
+  if (a_level != b_level) return a_level > b_level;
   if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
   return a.id < b.id;
 }

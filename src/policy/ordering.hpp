@@ -13,17 +13,25 @@
 //     (decayed usage / quota, i.e. seconds at its full quota; shares with a quota of 0 after all
 //     others, by decayed usage);
 //  3. inside a share, higher --share-priority first;
-//  4. then older first (Slurm breaks equal priorities by job id, i.e. submission order).
+//  4. then the lower nice value first (`--nice`, `scontrol update Nice=`: a user steps back their
+//     own job; a negative nice, which Slurm allows only operators, moves it ahead);
+//  5. then older first (Slurm breaks equal priorities by submit time, then job id).
+// The implicit share of unlisted accounts (Policy::unlisted_share) has no quota, so its jobs are
+// always borrowers; among borrowers it ranks after every share.
 //
 // A job's best family is the one of its requests that ranks it highest by 1 and 2; ties go to the
 // first in the user's order. Requests for a family where the share has no quota, or larger than
 // the family's capacity, are skipped; a job with no usable request gets tier 0 and share rank 0.
 //
-// Packing into Slurm's 32-bit priority (never 0, which Slurm reads as held):
-//   priority = tier + share_rank * 128 + job_priority + 1
+// Packing into Slurm's 32-bit priority (never 0, which Slurm reads as held; below 2^31):
+//   priority = tier + share_rank * 65536 + job_priority * 512 + nice_level
 //   tier         = 2^30 when within quota, else 0
-//   share_rank   = 1..2^23-1, dense (equal standing, equal rank), higher first; 0 = unranked
+//   share_rank   = 1..2^14-1, dense (equal standing, equal rank), higher first; 0 = unranked
+//                  (a site with more than 16383 (share, family) pairs ties its lowest ones)
 //   job_priority = --share-priority clamped to 0..99
+//   nice_level   = 256 - nice for a nice of -200..200 (exact); beyond that, 1..55 (positive) or
+//                  457..511 (negative) in steps of about 0.4 of a doubling: order kept, equal
+//                  levels for nice values close together
 // Ranks are per (share, family) pair and computed once per call: O(pairs log pairs); then each
 // job costs O(its requests).
 #pragma once
@@ -49,11 +57,18 @@ struct PriorityFactors {
   uint32_t tier = 0;          // the within-quota bit's weight in `priority` (0 when borrowing)
   uint32_t share_rank = 0;    // the share's standing (criterion 2) as a number, higher first
   uint32_t job_priority = 0;  // --share-priority's part (0..99)
+  int64_t nice = 0;           // the job's nice value, as given
+  uint32_t nice_level = 0;    // nice's part of `priority` (1..511, 256 for nice 0)
 };
 
 inline constexpr uint32_t kWithinQuotaTier = uint32_t{1} << 30;
-inline constexpr uint32_t kShareRankWeight = 128;
-inline constexpr uint32_t kMaxShareRank = (uint32_t{1} << 23) - 1;
+inline constexpr uint32_t kNiceCenter = 256;  // nice_level of nice 0
+inline constexpr uint32_t kJobPriorityWeight = 512;
+inline constexpr uint32_t kShareRankWeight = 65536;
+inline constexpr uint32_t kMaxShareRank = (uint32_t{1} << 14) - 1;
+
+// nice_level (formula above): non-increasing in `nice`, 1..511.
+uint32_t nice_level(int64_t nice);
 
 // Every (share, family) pair's standing, for both tiers; computed once, used for many jobs.
 struct ShareRanks {

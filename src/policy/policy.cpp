@@ -32,7 +32,19 @@ Policy Policy::compile(const Config& config) {
   for (size_t s = 0; s < policy.share_names_.size(); ++s) {
     policy.share_by_name_.emplace(policy.share_names_[s], static_cast<ShareId>(s));
   }
+  if (config.unlisted_accounts == UnlistedAccounts::Borrow) {
+    policy.unlisted_share_ = static_cast<ShareId>(policy.share_names_.size());
+    policy.share_names_.emplace_back(kUnlistedShare);
+    policy.share_by_name_.emplace(kUnlistedShare, *policy.unlisted_share_);
+  }
   policy.rules_.assign(policy.share_names_.size() * policy.families_.size(), std::nullopt);
+  if (policy.unlisted_share_) {
+    // A borrower everywhere: no quota, nothing to lend, no limit but the idle capacity.
+    for (size_t f = 0; f < policy.families_.size(); ++f) {
+      policy.rules_[*policy.unlisted_share_ * policy.families_.size() + f] =
+          QuotaRule{0, kUnlimited, 0};
+    }
+  }
   std::vector<int64_t> quota_sum(policy.families_.size(), 0);
   for (const ShareQuota& line : config.shares) {
     const auto f = policy.family_id(line.family);

@@ -3,8 +3,9 @@
 // instead of hashing names. Built once per configuration; immutable afterwards.
 //
 // Ids are only meaningful for the Policy that gave them (a reconfiguration renumbers: see
-// carry_over in usage.hpp). Share ids follow the sorted lower-case share names, family ids the
-// order of the Family= lines. Every function of the core that takes an id tolerates one out of
+// carry_over in usage.hpp). Share ids follow the sorted lower-case share names, then the
+// implicit kUnlistedShare under UnlistedAccounts=borrow (quota 0 and lend limit 0 in every
+// family, borrow unlimited); family ids the order of the Family= lines. Every function of the core that takes an id tolerates one out of
 // range (it reads as a share with no quota / a family of capacity 0) and nothing throws.
 #pragma once
 
@@ -55,6 +56,11 @@ class Policy {
   [[nodiscard]] std::optional<FamilyId> family_id(std::string_view name) const;
   [[nodiscard]] std::optional<ShareId> share_id(std::string_view name) const;
 
+  // The implicit share of accounts under no share (UnlistedAccounts=borrow); nullopt otherwise.
+  // Its jobs rank after every share's borrowers and never preempt (ordering, decision).
+  [[nodiscard]] std::optional<ShareId> unlisted_share() const { return unlisted_share_; }
+  [[nodiscard]] bool is_unlisted(ShareId s) const { return unlisted_share_ == s; }
+
   // The share's rule in the family; nullptr when the share has no quota there.
   [[nodiscard]] const QuotaRule* rule(ShareId s, FamilyId f) const;
   [[nodiscard]] int64_t quota(ShareId s, FamilyId f) const;  // 0 when no rule
@@ -73,6 +79,7 @@ class Policy {
   std::unordered_map<std::string, FamilyId> family_by_name_;
   std::unordered_map<std::string, FamilyId> family_by_partition_;
   std::unordered_map<std::string, ShareId> share_by_name_;  // lower-case keys
+  std::optional<ShareId> unlisted_share_;
 };
 
 }  // namespace shareq::policy

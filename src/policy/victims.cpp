@@ -58,6 +58,11 @@ std::optional<Jobs> reclaim_set(const Ledger& ledger, ShareId self, FamilyId fam
   return enough([&] { return order.next(); }, need);
 }
 
+// InSharePreemption, except for the unlisted accounts' share: its jobs never preempt.
+bool in_share_allowed(const Policy& policy, ShareId share) {
+  return policy.in_share_preemption && !policy.is_unlisted(share);
+}
+
 VictimChoice chosen(const Jobs& jobs, PreemptKind kind) {
   VictimChoice choice;
   choice.possible = true;
@@ -114,7 +119,7 @@ VictimChoice pick_victims(const Ledger& ledger, const PendingJob& job, FamilyId 
     if (!reclaim_due(ledger, job, now)) return VictimChoice{false, {}, WaitReason::ReclaimAfter};
     return reclaim(ledger, job.share, family, amount, running, now);
   }
-  if (ledger.policy().in_share_preemption) {
+  if (in_share_allowed(ledger.policy(), job.share)) {
     if (auto choice = in_share(ledger, job, family, amount, running)) return *choice;
   }
   return VictimChoice{false, {}, admission.reason};
@@ -144,7 +149,7 @@ bool may_preempt(const Ledger& ledger, const PendingJob& job, FamilyId family, i
            fits_in_what_its_share_borrows(ledger, candidate) &&
            now - candidate.start_time >= ledger.policy().reclaim_min_runtime_s;
   }
-  return !admission.can_start && ledger.policy().in_share_preemption &&
+  return !admission.can_start && in_share_allowed(ledger.policy(), job.share) &&
          candidate.share == job.share && candidate.priority < job.priority;
 }
 
@@ -155,7 +160,7 @@ PreemptionExposure preemption_exposure(const Ledger& ledger, std::span<const Run
   for (const RunningJob& r : running) {
     if (r.amount <= 0) continue;
     if (fits_in_what_its_share_borrows(ledger, r)) exposure.reclaimable = true;
-    if (policy.in_share_preemption && r.share < exposure.lowest_in_share.size() &&
+    if (in_share_allowed(policy, r.share) && r.share < exposure.lowest_in_share.size() &&
         policy.rule(r.share, r.family) != nullptr) {
       int& lowest = exposure.lowest_in_share[r.share];
       lowest = std::min(lowest, r.priority);

@@ -240,7 +240,7 @@ class SlurmJob {
     job_.spank_job_env_size = static_cast<uint32_t>(spec_.flags.size());
     job_.account = xstrdup(spec_.account != nullptr ? spec_.account : "prodexp1");
     const std::string partitions = joined(spec_.partitions);
-    shareq_admission_t admission = {job_.account, partitions.c_str(), "p4", false, true};
+    shareq_admission_t admission = {job_.account, partitions.c_str(), "p4", false, true, nullptr};
     shareq_job_fields_t fields = {&job_.account, &job_.admin_comment, &job_.spank_job_env,
                                   &job_.spank_job_env_size};
     char* err = nullptr;
@@ -597,8 +597,11 @@ void suspended_node_job(void** state) {
   spec.nodes = {0, 1, 2};
   SlurmJob job(cluster, spec);
   const Views v = translate_both(cluster, job);
-  assert_string_equal(v.ctld.account.c_str(), "prodexp1");
+  // job_submit/shareq keeps the account as given (slurmctld lower-cases it itself, after the
+  // plugin); the share comes from the tag.
+  assert_string_equal(v.ctld.account.c_str(), "ProdExp1");
   assert_true(v.running.has_value());
+  assert_int_equal(v.running->share, share(cluster, "prodexp1"));
   assert_int_equal(v.running->family, family(cluster, "p4"));
   assert_int_equal(v.running->amount, 3);
   assert_int_equal(v.running->priority, 50);

@@ -21,24 +21,33 @@ static double sprio_total(const priority_factors_t* o) {
 
 static void sprio_columns_add_up_to_the_priority(void** state) {
   (void)state;
-  /* within quota: tier 2^30, share rank 3, --share-priority 80 */
-  shareq_priority_parts_t within = {true, (1u << 30) + 3 * 128 + 80 + 1, 1u << 30, 3, 80};
+  /* within quota: tier 2^30, share rank 3, --share-priority 80, nice 0 (level 256) */
+  shareq_priority_parts_t within = {true, (1u << 30) + 3 * 65536 + 80 * 512 + 256, 1u << 30, 3,
+                                    80, 0};
   priority_factors_t o;
   memset(&o, 0, sizeof(o));
   shareq_fill_priority_factors(&within, &o);
-  assert_int_equal(o.priority_site - NICE_OFFSET, (1u << 30) + 1);
-  assert_true(o.priority_fs == 3 * 128);
-  assert_true(o.priority_assoc == 80);
+  assert_int_equal(o.priority_site - NICE_OFFSET, (1u << 30) + 256);
+  assert_true(o.priority_fs == 3 * 65536);
+  assert_true(o.priority_assoc == 80 * 512);
   assert_int_equal(o.nice, NICE_OFFSET);
   assert_true(o.priority_age == 0 && o.tres_cnt == 0 && o.priority_tres == NULL);
   assert_true(sprio_total(&o) == within.priority);
 
-  shareq_priority_parts_t borrow = {true, 2 * 128 + 10 + 1, 0, 2, 10};
+  /* borrowing, nice 100 (level 156): NICE shows 100, SITE stays 256 */
+  shareq_priority_parts_t borrow = {true, 2 * 65536 + 10 * 512 + 156, 0, 2, 10, 100};
   shareq_fill_priority_factors(&borrow, &o);
-  assert_int_equal(o.priority_site - NICE_OFFSET, 1);
+  assert_int_equal(o.priority_site - NICE_OFFSET, 256);
+  assert_int_equal(o.nice - NICE_OFFSET, 100);
   assert_true(sprio_total(&o) == borrow.priority);
 
-  shareq_priority_parts_t outside = {false, 0, 0, 0, 0};
+  /* a negative nice (operators only) */
+  shareq_priority_parts_t ahead = {true, 2 * 65536 + 10 * 512 + 306, 0, 2, 10, -50};
+  shareq_fill_priority_factors(&ahead, &o);
+  assert_int_equal((int64_t)o.nice - (int64_t)NICE_OFFSET, -50);
+  assert_true(sprio_total(&o) == ahead.priority);
+
+  shareq_priority_parts_t outside = {false, 0, 0, 0, 0, 0};
   shareq_fill_priority_factors(&outside, &o);
   assert_true(sprio_total(&o) == SHAREQ_OUTSIDE_PRIORITY);
   assert_true(o.priority_fs == 0 && o.priority_assoc == 0);

@@ -48,7 +48,7 @@ static void job_free(job_t* job) {
 }
 
 static int submit(const shareq_conf_t* conf, job_t* job, const char* partitions) {
-  shareq_admission_t a = {job->account, partitions, "p4", false, true};
+  shareq_admission_t a = {job->account, partitions, "p4", false, true, NULL};
   return shareq_admit(conf, &a, &job->fields, &job->err);
 }
 
@@ -153,7 +153,7 @@ static void account_is_the_share_without_flags(void** state) {
   job_t job;
   job_init(&job, "Research", env);
   assert_int_equal(submit(*state, &job, "p5"), SLURM_SUCCESS);
-  assert_string_equal(job.account, "research");
+  assert_string_equal(job.account, "Research"); /* kept: only --share names the account */
   assert_string_equal(job.admin_comment, "shareq:share=research,priority=50,keep_alive=0");
   assert_string_equal(shareq_env_get(job.env, job.env_size, "SHAREQ_SHARE"), "research");
   job_free(&job);
@@ -262,7 +262,7 @@ static void modify_with_new_account_moves_the_share(void** state) {
                              "SHAREQ_KEEP_ALIVE=0", NULL};
   job_t job;
   job_init(&job, "prodexp1", env);
-  shareq_admission_t a = {"prodexp2", "p4", "p4", true, false};
+  shareq_admission_t a = {"prodexp2", "p4", "p4", true, false, NULL};
   assert_int_equal(shareq_admit(*state, &a, &job.fields, &job.err), SLURM_SUCCESS);
   assert_string_equal(shareq_env_get(job.env, job.env_size, "SHAREQ_SHARE"), "prodexp2");
   assert_string_equal(job.admin_comment, "shareq:share=prodexp2,priority=80,keep_alive=0");
@@ -275,11 +275,11 @@ static void modify_cannot_escape_to_a_share_without_quota(void** state) {
   job_t job;
   job_init(&job, "prodexp1", env);
   /* Research has no quota in p4; ProdExp1 none in p5. */
-  shareq_admission_t to_research = {"research", "p4", "p4", true, false};
+  shareq_admission_t to_research = {"research", "p4", "p4", true, false, NULL};
   assert_int_equal(shareq_admit(*state, &to_research, &job.fields, &job.err),
                    ESLURM_INVALID_ACCOUNT);
   slurm_xfree((void**)&job.err);
-  shareq_admission_t to_p5 = {"prodexp1", "p5", "p4", false, false};
+  shareq_admission_t to_p5 = {"prodexp1", "p5", "p4", false, false, NULL};
   assert_int_equal(shareq_admit(*state, &to_p5, &job.fields, &job.err), ESLURM_INVALID_ACCOUNT);
   assert_string_equal(shareq_env_get(job.env, job.env_size, "SHAREQ_SHARE"), "prodexp1");
   assert_null(job.admin_comment);

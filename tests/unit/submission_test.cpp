@@ -36,6 +36,10 @@ class Job {
     context_.partitions = std::move(v);
     return *this;
   }
+  Job& parents(std::vector<std::string> v) {  // the accounts above the job's, nearest first
+    context_.parent_accounts = std::move(v);
+    return *this;
+  }
   [[nodiscard]] Result<Submission> validate(const Config& config) const {
     return validate_submission(config, flags_, context_);
   }
@@ -127,9 +131,6 @@ INSTANTIATE_TEST_SUITE_P(
         RefuseCase{
             "unknown share", Job().share("foo").partitions({"p4"}),
             "--share: no share \"foo\" in shareq.conf; shares: prodexp1, prodexp2, research"},
-        RefuseCase{"account is not a share", Job().account("Physics").partitions({"p4"}),
-                   "--share: no share \"physics\" in shareq.conf (the job's account; use --share "
-                   "to choose); shares: prodexp1, prodexp2, research"},
         RefuseCase{"no share and no account", Job().partitions({"p4"}),
                    "--share: the job has no --share and no account; shares: prodexp1, prodexp2, "
                    "research"},
@@ -164,6 +165,67 @@ INSTANTIATE_TEST_SUITE_P(
         name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
       return name;
     });
+
+TEST(ValidateSubmission, ASubAccountBelongsToTheNearestShareAboveIt) {
+  // research-vision -> research -> physics (a share too, but further up).
+  const Config config = testing::must_parse(
+      "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
+      "Share=Research Family=p5 Quota=gres/gpu=16\n"
+      "Share=Physics Family=p5 Quota=gres/gpu=8\n");
+  const Job job =
+      Job().account("research-vision").parents({"Research", "physics"}).partitions({"p5"});
+  const Result<Submission> result = job.validate(config);
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  EXPECT_EQ(result.value().share, "research");
+  const Result<Submission> deeper =
+      Job().account("a").parents({"b", "physics"}).partitions({"p5"}).validate(config);
+  ASSERT_TRUE(deeper.ok()) << deeper.error().to_string();
+  EXPECT_EQ(deeper.value().share, "physics");
+}
+
+TEST(ValidateSubmission, AnAccountListedItselfIsItsOwnShare) {
+  const Result<Submission> result =
+      Job().account("ProdExp2").parents({"prodexp1"}).partitions({"p4"}).validate(cluster());
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  EXPECT_EQ(result.value().share, "prodexp2");
+}
+
+TEST(ValidateSubmission, ASubAccountNeedsItsSharesQuotaInTheFamily) {
+  const Result<Submission> result =
+      Job().account("research-vision").parents({"research"}).partitions({"p4"}).validate(
+          cluster());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().to_string(),
+            "--share: share \"research\" has no quota in family p4 (partition p4); shares in p4: "
+            "prodexp1, prodexp2");
+}
+
+TEST(ValidateSubmission, AnAccountUnderNoShareBorrowsByDefault) {
+  const Result<Submission> result =
+      Job().account("Physics").parents({"science"}).partitions({"p4"}).validate(cluster());
+  ASSERT_TRUE(result.ok()) << result.error().to_string();
+  EXPECT_EQ(result.value().share, kUnlistedShare);
+}
+
+TEST(ValidateSubmission, AnAccountUnderNoShareIsRefusedWhenConfigured) {
+  const Config config =
+      testing::must_parse(std::string(testing::kClusterConf) + "UnlistedAccounts=refuse\n");
+  const Result<Submission> result =
+      Job().account("Physics").parents({"science"}).partitions({"p4"}).validate(config);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().to_string(),
+            "--share: no share \"physics\" in shareq.conf nor any account above it (science), "
+            "and UnlistedAccounts=refuse: the job's account must be under a share (use --share "
+            "to choose one); shares: prodexp1, prodexp2, research");
+}
+
+TEST(ValidateSubmission, AnExplicitShareMustBeListedWhateverTheSetting) {
+  const Result<Submission> result =
+      Job().share("physics").account("physics").partitions({"p4"}).validate(cluster());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().to_string(),
+            "--share: no share \"physics\" in shareq.conf; shares: prodexp1, prodexp2, research");
+}
 
 TEST(ValidateSubmission, DefaultPriorityComesFromTheConfig) {
   const Config config =

@@ -8,9 +8,11 @@
 namespace shareq::policy {
 namespace {
 
-Policy Compiled() {
+Policy Compiled(std::string_view unlisted = "refuse") {
   const ParseResult parsed = parse_config(
-      "Family=p4 Partitions=p4,p4b Capacity=node=4\n"
+      "UnlistedAccounts=" + std::string(unlisted) +
+          "\n"
+          "Family=p4 Partitions=p4,p4b Capacity=node=4\n"
       "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
       "Share=ProdExp1 Family=p4 Quota=node=2\n"
       "Share=ProdExp2 Family=p4 Quota=node=2\n"
@@ -67,6 +69,40 @@ TEST(JobRecord, JobsOutsideFamiliesOrSharesAreNotGoverned) {
   EXPECT_FALSE(as_running(p, Job("nobody", {"p4"}, 1, 0)));
   EXPECT_FALSE(as_pending(p, Job("nobody", {"p4"}, 1, 0)));
   EXPECT_FALSE(as_running(p, Job("prodexp1", {}, 1, 0)));
+}
+
+TEST(JobRecord, TheTagsShareWinsOverTheAccount) {
+  const Policy p = Compiled();
+  // A sub-account's job: job_submit/shareq tagged it with its parent's share.
+  const auto r = as_running(
+      p, Job("prodexp1-ranking", {"p4"}, 1, 0, "shareq:share=prodexp1,priority=60,keep_alive=0"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->share, *p.share_id("prodexp1"));
+  const auto q = as_pending(
+      p, Job("prodexp1-ranking", {"p4"}, 1, 0, "shareq:share=prodexp1,priority=60,keep_alive=0"));
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->share, *p.share_id("prodexp1"));
+}
+
+TEST(JobRecord, UnlistedAccountsGoToTheUnlistedShareUnderBorrow) {
+  const Policy p = Compiled("borrow");
+  ASSERT_TRUE(p.unlisted_share());
+  const auto tagged =
+      as_pending(p, Job("physics", {"p4"}, 1, 0, "shareq:share=(unlisted),priority=50,keep_alive=0"));
+  ASSERT_TRUE(tagged);
+  EXPECT_EQ(tagged->share, *p.unlisted_share());
+  const auto untagged = as_running(p, Job("nobody", {"p4"}, 1, 0));  // from before shareq
+  ASSERT_TRUE(untagged);
+  EXPECT_EQ(untagged->share, *p.unlisted_share());
+  EXPECT_FALSE(Compiled("refuse").unlisted_share());
+}
+
+TEST(JobRecord, NiceComesThrough) {
+  JobRecord job = Job("prodexp1", {"p4"}, 1, 0);
+  job.nice = 1000;
+  const auto q = as_pending(Compiled(), job);
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->nice, 1000);
 }
 
 TEST(JobRecord, APendingJobAsksEachFamilyOnceInPartitionOrder) {

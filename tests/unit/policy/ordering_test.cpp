@@ -10,9 +10,11 @@
 namespace shareq::policy::testing {
 namespace {
 
-// p4: 12 nodes; a and b quota 4, z quota 0 (a pure borrower). p5: 8 GPUs, only b.
+// p4: 12 nodes; a and b quota 4, z quota 0 (a pure borrower). p5: 8 GPUs, only b. Accounts in
+// no share borrow as kUnlistedShare.
 Cluster Shares() {
   return Cluster()
+      .unlisted_borrow()
       .family("p4", Unit::Node, 12)
       .family("p5", Unit::Gpu, 8)
       .share("a", "p4", 4)
@@ -80,6 +82,31 @@ INSTANTIATE_TEST_SUITE_P(
                                 {},
                                 Pending(1).share("a").priority(80).request("p4", 1),
                                 Pending(2).share("a").priority(10).request("p4", 1)},
+                      OrderCase{"inside_a_share_and_priority_lower_nice_first",
+                                {},
+                                {},
+                                Pending(1).share("a").submitted(20).request("p4", 1),
+                                Pending(2).share("a").submitted(10).nice(100).request("p4", 1)},
+                      OrderCase{"a_large_nice_still_orders",
+                                {},
+                                {},
+                                Pending(1).share("a").submitted(20).nice(1000).request("p4", 1),
+                                Pending(2).share("a").submitted(10).nice(1000000).request("p4", 1)},
+                      OrderCase{"a_negative_nice_goes_ahead",
+                                {},
+                                {},
+                                Pending(1).share("a").submitted(20).nice(-10).request("p4", 1),
+                                Pending(2).share("a").submitted(10).request("p4", 1)},
+                      OrderCase{"nice_never_crosses_the_share_priority",
+                                {},
+                                {},
+                                Pending(1).share("a").priority(51).nice(100000).request("p4", 1),
+                                Pending(2).share("a").priority(50).nice(-100000).request("p4", 1)},
+                      OrderCase{"unlisted_accounts_after_every_shares_borrowers",
+                                {Running(1).share("a").amount(4)},
+                                {1e9, 1e9, 1e9, 0.0},
+                                Pending(1).share("z").priority(0).request("p4", 1),
+                                Pending(2).share("(unlisted)").priority(99).request("p4", 1)},
                       OrderCase{"best_family_counts_not_the_first_listed",
                                 {Running(1).share("b").amount(8).family("p5"),
                                  Running(2).share("a").amount(3)},
@@ -92,6 +119,24 @@ INSTANTIATE_TEST_SUITE_P(
                                 Pending(1).share("z").priority(0).request("p4", 12),
                                 Pending(2).share("z").priority(99).request("p5", 1)}),
     [](const auto& info) { return info.param.name; });
+
+TEST(NiceLevel, ExactNearZeroOrderedBeyondAndAlwaysInRange) {
+  EXPECT_EQ(nice_level(0), kNiceCenter);
+  EXPECT_EQ(nice_level(200), kNiceCenter - 200);
+  EXPECT_EQ(nice_level(-200), kNiceCenter + 200);
+  uint32_t last = nice_level(-2147483645);
+  EXPECT_LE(last, 511u);
+  for (int64_t nice = -2147483645; nice < 2147483645; nice += nice < 0 ? -nice / 2 + 1 : nice + 1) {
+    const uint32_t level = nice_level(nice);
+    EXPECT_LE(level, last) << nice;
+    EXPECT_GE(level, 1u) << nice;
+    last = level;
+  }
+  EXPECT_GT(nice_level(1000), nice_level(10000));
+  EXPECT_GT(nice_level(201), nice_level(100000000));
+  EXPECT_GE(nice_level(INT64_MAX), 1u);
+  EXPECT_LE(nice_level(INT64_MIN), 511u);
+}
 
 TEST(Order, EqualStandingAndPriorityTieSoSlurmOrdersByAge) {
   const World world(Shares(), {});
@@ -113,19 +158,24 @@ TEST(Order, PacksTheFactorsAsDocumented) {
   EXPECT_EQ(w.tier, kWithinQuotaTier);
   EXPECT_EQ(w.job_priority, 42u);
   EXPECT_GE(w.share_rank, 1u);
-  EXPECT_EQ(w.priority, w.tier + w.share_rank * kShareRankWeight + w.job_priority + 1);
+  EXPECT_EQ(w.nice_level, kNiceCenter);  // nice 0
+  EXPECT_EQ(w.priority,
+            w.tier + w.share_rank * kShareRankWeight + w.job_priority * kJobPriorityWeight + 256);
   const PriorityFactors b = prioritize_one(world.ledger(), {}, borrower);
   EXPECT_FALSE(b.within_quota);
   EXPECT_EQ(b.tier, 0u);
   EXPECT_EQ(b.job_priority, 99u);  // clamped
-  EXPECT_EQ(b.priority, b.share_rank * kShareRankWeight + 99 + 1);
+  EXPECT_EQ(b.priority, b.share_rank * kShareRankWeight + 99 * kJobPriorityWeight + 256);
 }
 
 TEST(Order, PriorityIsNeverZero) {
   const World world(Shares(), {});
   const PendingJob nowhere = Pending(1).share("nobody").priority(-5).resolve(world.policy);
-  const PriorityFactors f = prioritize_one(world.ledger(), {}, nowhere);
-  EXPECT_EQ(f.priority, 1u);
+  PendingJob nicest = nowhere;
+  nicest.nice = 2147483645;  // Slurm's largest nice
+  const PriorityFactors f = prioritize_one(world.ledger(), {}, nicest);
+  EXPECT_GE(f.priority, 1u);
+  EXPECT_LE(f.priority, 2u);  // the lowest nice levels
   EXPECT_EQ(f.share_rank, 0u);
 }
 

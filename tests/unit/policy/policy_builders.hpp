@@ -25,7 +25,16 @@ inline Limit Percent(int64_t p) { return Limit{Limit::Kind::PercentOfQuota, p}; 
 // 0 unless a test sets it (reclaim_after), so that the other rules can be tested at any `now`.
 class Cluster {
  public:
-  Cluster() { config_.reclaim_after_s = 0; }
+  // The shares as listed and nothing else: UnlistedAccounts=refuse (unlisted_borrow() for the
+  // implicit share of unlisted accounts).
+  Cluster() {
+    config_.reclaim_after_s = 0;
+    config_.unlisted_accounts = UnlistedAccounts::Refuse;
+  }
+  Cluster& unlisted_borrow() {
+    config_.unlisted_accounts = UnlistedAccounts::Borrow;
+    return *this;
+  }
   Cluster& family(std::string name, Unit unit, int64_t capacity) {
     config_.families.push_back({name, {name}, unit, capacity, 0});
     return *this;
@@ -138,6 +147,10 @@ class Pending {
     eligible_ = false;
     return *this;
   }
+  Pending& nice(int64_t value) {
+    nice_ = value;
+    return *this;
+  }
 
   [[nodiscard]] PendingJob resolve(const Policy& policy) const {
     PendingJob job{
@@ -145,6 +158,7 @@ class Pending {
     for (const auto& [family, amount] : requests_) {
       job.requests.push_back({policy.family_id(family).value_or(UINT32_MAX), amount});
     }
+    job.nice = nice_;
     return job;
   }
 
@@ -154,6 +168,7 @@ class Pending {
   int priority_ = 50;
   Time submitted_ = 0;
   bool eligible_ = true;
+  int64_t nice_ = 0;
   std::vector<std::pair<std::string, int64_t>> requests_;
 };
 

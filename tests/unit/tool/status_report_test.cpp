@@ -68,9 +68,25 @@ TEST(Status, NodeFamilyCountsNodesAndAMultiFamilyJobCountsInEach) {
   EXPECT_EQ(share_row(families[1], "prodexp2").demand, 8);  // eight GPUs in p5
 }
 
+TEST(Status, UnlistedAccountsShowAsTheirOwnRowOnlyWhileTheyHaveJobs) {
+  const ClusterState idle(kConfig, std::vector<JobInfo>{});
+  for (const FamilyStatus& family : family_status(idle, std::nullopt)) {
+    for (const ShareStatus& row : family.shares) EXPECT_NE(row.share, kUnlistedShare);
+  }
+  const ClusterState state(kConfig,
+                           {Job(1).share("physics").gpus(8).partitions({"p5"}).running(100)});
+  const auto p5 = family_status(state, std::string("p5")).at(0);
+  EXPECT_EQ(p5.used, 8);
+  EXPECT_EQ(share_row(p5, std::string(kUnlistedShare)).borrowed, 8);
+  EXPECT_EQ(share_row(p5, std::string(kUnlistedShare)).quota, 0);
+}
+
 TEST(Status, JobsShareqDoesNotGovernAndEndedJobsCountNowhere) {
+  const Config refuse =
+      shareq::testing::must_parse(std::string(shareq::testing::kClusterConf) +
+                                  "UnlistedAccounts=refuse\n");
   const ClusterState state(
-      kConfig,
+      refuse,
       {Job(1).share("other").gpus(8).partitions({"p5"}).running(100),
        Job(2).share("research").gpus(8).partitions({"debug"}).running(100),
        Job(3).share("research").gpus(8).partitions({"p5"}).state(JobState::Other, "COMPLETING"),

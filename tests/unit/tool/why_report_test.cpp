@@ -144,9 +144,22 @@ TEST(Why, RunningBorrowedJobCanBeReclaimedAfterMinRuntime) {
   EXPECT_TRUE(has(within, "comment:      shareq: warm start on wp-3")) << within;
 }
 
+TEST(Why, AJobOfAnUnlistedAccountWaitsForIdleCapacity) {
+  const ClusterState state(
+      kConfig, {Job(1).share("prodexp2").gpus(22).partitions({"p5"}).running(kNow - 900),
+                Job(2).share("research").gpus(10).partitions({"p5"}).running(kNow - 900),
+                Job(3).share("physics").gpus(8).partitions({"p5"}).pending().reason("Priority")});
+  const std::string text = explain_job(state, 3, kNow);
+  EXPECT_TRUE(has(text, "share (unlisted) (account physics)")) << text;
+  EXPECT_TRUE(has(text, "account in no share, runs only on idle capacity")) << text;
+}
+
 TEST(Why, JobShareqDoesNotGovern) {
   const ClusterState state(
-      kConfig, {Job(1).share("other").gpus(8).partitions({"p5"}).pending().reason("Priority")});
+      shareq::testing::must_parse("Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
+                                  "Share=Research Family=p5 Quota=gres/gpu=32\n"
+                                  "UnlistedAccounts=refuse\n"),
+      {Job(1).share("other").gpus(8).partitions({"p5"}).pending().reason("Priority")});
   const std::string text = explain_job(state, 1, kNow);
   EXPECT_TRUE(has(text, "shareq:       does not govern this job")) << text;
   EXPECT_TRUE(has(text, "reason:       Priority")) << text;
