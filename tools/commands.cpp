@@ -10,9 +10,11 @@ namespace shareq::tool {
 namespace {
 
 constexpr std::array<Command, 6> kCommands = {{
-    {"check-config", "[FILE]",
+    {"check-config", "[--accounts] [FILE]",
      "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
-     "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf)",
+     "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf); "
+     "--accounts also reads slurmdbd's account tree and notes a share below another share's "
+     "account and a share that is no account",
      run_check_config},
     {"status", "[--family F] [--config FILE] [--json]",
      "per family: capacity, used, idle, borrowed; per share: quota, usage, borrowed, BorrowLimit, "

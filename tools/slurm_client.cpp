@@ -3,6 +3,7 @@
 #include <pwd.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -128,6 +129,31 @@ Result<int64_t> load_job_end_allowance() {
   const int64_t allowance = policy::job_end_allowance_s(conf->kill_wait, conf->msg_timeout);
   shareq_slurm_free_ctl_conf(conf);
   return allowance;
+}
+
+Result<std::vector<AccountParent>> load_account_tree() {
+  init_once();
+  uint16_t flags = 0;
+  void* db = slurmdb_connection_get(&flags);
+  if (db == nullptr) return slurm_error("the association tree from slurmdbd");
+  slurmdb_assoc_cond_t cond{};  // every association, with its parent's account
+  auto* assocs = slurmdb_associations_get(db, &cond);
+  if (assocs == nullptr) {
+    Error error = slurm_error("the association tree from slurmdbd");
+    slurmdb_connection_close(&db);
+    return error;
+  }
+  std::vector<AccountParent> tree;
+  auto* it = slurm_list_iterator_create(assocs);
+  while (auto* assoc = static_cast<slurmdb_assoc_rec_t*>(slurm_list_next(it))) {
+    if (assoc->user != nullptr || assoc->acct == nullptr) continue;
+    const std::string parent = str(assoc->parent_acct);
+    tree.emplace_back(str(assoc->acct), parent == "root" ? "" : parent);
+  }
+  slurm_list_iterator_destroy(it);
+  slurm_list_destroy(assocs);
+  slurmdb_connection_close(&db);
+  return tree;
 }
 
 Result<ClusterData> load_cluster_data() {

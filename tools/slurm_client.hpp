@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "account_tree.hpp"
 #include "cluster_data.hpp"
 #include "result.hpp"
 
@@ -20,6 +21,9 @@ Result<int64_t> load_job_end_allowance();
 // Jobs, nodes and that allowance, read now: what `shareq status` and `shareq why` build their
 // ClusterState from.
 Result<ClusterData> load_cluster_data();
+// Every account of Slurm's association tree with its parent, from slurmdbd (every cluster's
+// accounts; users' associations left out).
+Result<std::vector<AccountParent>> load_account_tree();
 // Sets the Extra field of `nodes` (a Slurm node list, "p4n[1-2]"); needs an admin (root or
 // SlurmUser). The Error names the nodes and libslurm's reason.
 Result<bool> set_node_extra(const std::string& nodes, const std::string& extra);
