@@ -34,8 +34,15 @@ class Resolver {
 
   // The job's requests, or the reason it can never run (empty requests).
   std::string resolve(const TraceJob& trace, SimJob& job) {
-    const auto share = policy_.share_id(trace.share);
-    if (!share) return "share " + text::quote(to_lower(trace.share)) + " is in no Share= line";
+    // As job_submit/shareq: an account in no share borrows as the unlisted accounts' share
+    // (UnlistedAccounts=borrow); under refuse it can never run. (A trace has no account tree:
+    // a sub-account counts as unlisted here.)
+    auto share = policy_.share_id(trace.share);
+    if (!share) share = policy_.unlisted_share();
+    if (!share) {
+      return "share " + text::quote(to_lower(trace.share)) +
+             " is in no Share= line (UnlistedAccounts=refuse)";
+    }
     job.share = *share;
     std::string first_reason;
     for (const std::string& name : trace.partitions) {
