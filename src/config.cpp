@@ -106,8 +106,8 @@ bool equivalent(const Config& a, const Config& b) {
          a.max_keep_alive_s == b.max_keep_alive_s &&
          a.max_warm_pool_lifetime_s == b.max_warm_pool_lifetime_s &&
          a.warm_pool_mode == b.warm_pool_mode && a.warm_pool_match == b.warm_pool_match &&
-         a.unlisted_accounts == b.unlisted_accounts &&
-         a.image_store == b.image_store && a.image_cache_dir == b.image_cache_dir &&
+         a.unlisted_accounts == b.unlisted_accounts && a.image_store == b.image_store &&
+         a.image_cache_dir == b.image_cache_dir &&
          a.image_cache_size_bytes == b.image_cache_size_bytes;
 }
 

@@ -78,7 +78,7 @@ struct Config {
   int64_t max_keep_alive_s = 3600;      // MaxKeepAlive
   int64_t max_warm_pool_lifetime_s =
       int64_t{28} * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
-  WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;  // WarmPoolMode
+  WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;             // WarmPoolMode
   UnlistedAccounts unlisted_accounts = UnlistedAccounts::Borrow;  // UnlistedAccounts
   std::vector<MatchField> warm_pool_match = {MatchField::Image, MatchField::Account,
                                              MatchField::User, MatchField::Partition,

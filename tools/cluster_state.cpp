@@ -12,8 +12,8 @@
 namespace shareq::tool {
 
 policy::JobRecord job_record_of(const JobInfo& job) {
-  return {job.id,   job.account,       job.partitions,  job.nodes,
-          job.gpus, job.admin_comment, job.submit_time, job.start_time, job.nice};
+  return {job.id,          job.account,    job.partitions, job.nodes, job.gpus, job.admin_comment,
+          job.submit_time, job.start_time, job.nice};
 }
 
 namespace {

@@ -38,7 +38,8 @@ std::optional<const char*> value_if_named(const char* entry, std::string_view na
 
 char* xstrdup_string(const std::string& s) { return xstrdup(s.c_str()); }
 
-// A comma-separated list (the job's partitions, or accounts), else `fallback` (the default partition).
+// A comma-separated list (the job's partitions, or accounts), else `fallback` (the default
+// partition).
 std::vector<std::string> split_list(const char* list, const char* fallback) {
   std::vector<std::string> parts;
   const std::string_view text = list != nullptr ? list : "";

@@ -110,8 +110,7 @@ std::shared_ptr<const RankedShares> current_ranks(
 }
 
 shareq_priority_parts_t parts_of(const policy::PriorityFactors& p) {
-  return shareq_priority_parts_t{true,         p.priority,     p.tier, p.share_rank,
-                                 p.job_priority, p.nice};
+  return shareq_priority_parts_t{true, p.priority, p.tier, p.share_rank, p.job_priority, p.nice};
 }
 
 constexpr shareq_priority_parts_t kOutside{false, SHAREQ_OUTSIDE_PRIORITY, 0, 0, 0, 0};

@@ -5,8 +5,9 @@
 // Ids are only meaningful for the Policy that gave them (a reconfiguration renumbers: see
 // carry_over in usage.hpp). Share ids follow the sorted lower-case share names, then the
 // implicit kUnlistedShare under UnlistedAccounts=borrow (quota 0 and lend limit 0 in every
-// family, borrow unlimited); family ids the order of the Family= lines. Every function of the core that takes an id tolerates one out of
-// range (it reads as a share with no quota / a family of capacity 0) and nothing throws.
+// family, borrow unlimited); family ids the order of the Family= lines. Every function of the core
+// that takes an id tolerates one out of range (it reads as a share with no quota / a family of
+// capacity 0) and nothing throws.
 #pragma once
 
 #include <cstdint>

@@ -22,8 +22,8 @@ static double sprio_total(const priority_factors_t* o) {
 static void sprio_columns_add_up_to_the_priority(void** state) {
   (void)state;
   /* within quota: tier 2^30, share rank 3, --share-priority 80, nice 0 (level 256) */
-  shareq_priority_parts_t within = {true, (1u << 30) + 3 * 65536 + 80 * 512 + 256, 1u << 30, 3,
-                                    80, 0};
+  shareq_priority_parts_t within = {true, (1u << 30) + 3 * 65536 + 80 * 512 + 256, 1u << 30, 3, 80,
+                                    0};
   priority_factors_t o;
   memset(&o, 0, sizeof(o));
   shareq_fill_priority_factors(&within, &o);

@@ -192,8 +192,7 @@ TEST(ValidateSubmission, AnAccountListedItselfIsItsOwnShare) {
 
 TEST(ValidateSubmission, ASubAccountNeedsItsSharesQuotaInTheFamily) {
   const Result<Submission> result =
-      Job().account("research-vision").parents({"research"}).partitions({"p4"}).validate(
-          cluster());
+      Job().account("research-vision").parents({"research"}).partitions({"p4"}).validate(cluster());
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().to_string(),
             "--share: share \"research\" has no quota in family p4 (partition p4); shares in p4: "

@@ -9,17 +9,16 @@ namespace shareq::policy {
 namespace {
 
 Policy Compiled(std::string_view unlisted = "refuse") {
-  const ParseResult parsed = parse_config(
-      "UnlistedAccounts=" + std::string(unlisted) +
-          "\n"
-          "Family=p4 Partitions=p4,p4b Capacity=node=4\n"
-      "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
-      "Share=ProdExp1 Family=p4 Quota=node=2\n"
-      "Share=ProdExp2 Family=p4 Quota=node=2\n"
-      "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"
-      "Share=Research Family=p5 Quota=gres/gpu=16\n"
-      "DefaultPriority=40\n",
-      "test.conf");
+  const ParseResult parsed = parse_config("UnlistedAccounts=" + std::string(unlisted) +
+                                              "\n"
+                                              "Family=p4 Partitions=p4,p4b Capacity=node=4\n"
+                                              "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
+                                              "Share=ProdExp1 Family=p4 Quota=node=2\n"
+                                              "Share=ProdExp2 Family=p4 Quota=node=2\n"
+                                              "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"
+                                              "Share=Research Family=p5 Quota=gres/gpu=16\n"
+                                              "DefaultPriority=40\n",
+                                          "test.conf");
   EXPECT_TRUE(parsed.config.has_value());
   return Policy::compile(*parsed.config);
 }
@@ -87,8 +86,8 @@ TEST(JobRecord, TheTagsShareWinsOverTheAccount) {
 TEST(JobRecord, UnlistedAccountsGoToTheUnlistedShareUnderBorrow) {
   const Policy p = Compiled("borrow");
   ASSERT_TRUE(p.unlisted_share());
-  const auto tagged =
-      as_pending(p, Job("physics", {"p4"}, 1, 0, "shareq:share=(unlisted),priority=50,keep_alive=0"));
+  const auto tagged = as_pending(
+      p, Job("physics", {"p4"}, 1, 0, "shareq:share=(unlisted),priority=50,keep_alive=0"));
   ASSERT_TRUE(tagged);
   EXPECT_EQ(tagged->share, *p.unlisted_share());
   const auto untagged = as_running(p, Job("nobody", {"p4"}, 1, 0));  // from before shareq

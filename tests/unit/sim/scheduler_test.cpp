@@ -151,14 +151,15 @@ TEST(PrepareWorkload, AnAccountInNoShareIsUnlistedOrDropped) {
   job.run_s = 10;
   job.gpus = 8;
   t.jobs.push_back(job);
-  const std::string conf = "Family=fa Partitions=a Capacity=gres/gpu=32\n"
-                           "Share=s0 Family=fa Quota=gres/gpu=32\n";
+  const std::string conf =
+      "Family=fa Partitions=a Capacity=gres/gpu=32\n"
+      "Share=s0 Family=fa Quota=gres/gpu=32\n";
   const auto borrow = policy::Policy::compile(*parse_config(conf, "t.conf").config);
   const Workload admitted = prepare_workload(t, cluster(), borrow);
   ASSERT_EQ(admitted.jobs.size(), 1u);
   EXPECT_EQ(admitted.jobs[0].share, *borrow.unlisted_share());
-  const auto refuse = policy::Policy::compile(
-      *parse_config(conf + "UnlistedAccounts=refuse\n", "t.conf").config);
+  const auto refuse =
+      policy::Policy::compile(*parse_config(conf + "UnlistedAccounts=refuse\n", "t.conf").config);
   const Workload dropped = prepare_workload(t, cluster(), refuse);
   EXPECT_TRUE(dropped.jobs.empty());
   ASSERT_EQ(dropped.dropped.size(), 1u);

@@ -82,9 +82,8 @@ TEST(Status, UnlistedAccountsShowAsTheirOwnRowOnlyWhileTheyHaveJobs) {
 }
 
 TEST(Status, JobsShareqDoesNotGovernAndEndedJobsCountNowhere) {
-  const Config refuse =
-      shareq::testing::must_parse(std::string(shareq::testing::kClusterConf) +
-                                  "UnlistedAccounts=refuse\n");
+  const Config refuse = shareq::testing::must_parse(std::string(shareq::testing::kClusterConf) +
+                                                    "UnlistedAccounts=refuse\n");
   const ClusterState state(
       refuse,
       {Job(1).share("other").gpus(8).partitions({"p5"}).running(100),
