@@ -123,5 +123,60 @@ TEST(HardwareConfig, EmptyTwiceAndMisplacedHardware) {
             0U);
 }
 
+// --- a node's hardware against its family's Hardware= -------------------------------------------
+
+struct CompareCase {
+  std::string scenario;
+  HardwareFacts facts;
+  HardwareSpec expected;
+  std::vector<std::string> mismatches;
+  friend void PrintTo(const CompareCase& c, std::ostream* os) { *os << c.scenario; }
+};
+
+class HardwareCompare : public ::testing::TestWithParam<CompareCase> {};
+
+TEST_P(HardwareCompare, SaysEveryDifferenceInTheIssueWords) {
+  const CompareCase& c = GetParam();
+  EXPECT_EQ(hardware_mismatches(c.facts, c.expected, "p5"), c.mismatches) << c.scenario;
+}
+
+const HardwareSpec kP5 = HardwareSpec{8, 2, 96};
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, HardwareCompare,
+    ::testing::Values(
+        CompareCase{"matching node", {8, 2, 96}, kP5, {}},
+        CompareCase{"one GPU missing", {7, 2, 96}, kP5, {"7 GPUs found, family p5 expects 8"}},
+        CompareCase{
+            "one GPU left is singular", {1, 2, 96}, kP5, {"1 GPU found, family p5 expects 8"}},
+        CompareCase{
+            "more GPUs than expected", {9, 2, 96}, kP5, {"9 GPUs found, family p5 expects 8"}},
+        CompareCase{"no GPUs", {0, 2, 96}, kP5, {"0 GPUs found, family p5 expects 8"}},
+        CompareCase{"everything differs, in the order gpus numa cores",
+                    {4, 1, 48},
+                    kP5,
+                    {"4 GPUs found, family p5 expects 8", "1 NUMA node found, family p5 expects 2",
+                     "48 cores found, family p5 expects 96"}},
+        CompareCase{"keys left out are not checked",
+                    {0, 7, 3},
+                    HardwareSpec{std::nullopt, 2, std::nullopt},
+                    {"7 NUMA nodes found, family p5 expects 2"}},
+        CompareCase{"an empty spec matches anything", {1, 1, 1}, HardwareSpec{}, {}},
+        CompareCase{"expecting zero GPUs",
+                    {1, 2, 96},
+                    HardwareSpec{0, std::nullopt, std::nullopt},
+                    {"1 GPU found, family p5 expects 0"}},
+        CompareCase{"one core", {8, 2, 1}, kP5, {"1 core found, family p5 expects 96"}}),
+    [](const auto& info) {
+      std::string name = info.param.scenario;
+      for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+      return name;
+    });
+
+TEST(HardwareDescribe, CountsWithTheirNouns) {
+  EXPECT_EQ(describe_hardware(HardwareFacts{8, 2, 96}), "8 GPUs, 2 NUMA nodes, 96 cores");
+  EXPECT_EQ(describe_hardware(HardwareFacts{1, 1, 1}), "1 GPU, 1 NUMA node, 1 core");
+}
+
 }  // namespace
 }  // namespace shareq
