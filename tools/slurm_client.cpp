@@ -1,6 +1,7 @@
 #include "slurm_client.hpp"
 
 #include <pwd.h>
+#include <unistd.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -157,6 +158,54 @@ Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) 
     const int code = errno;
     return Error{"slurmctld", "cannot set Extra on " + nodes + ": " + str(slurm_strerror(code)) +
                                   " (ending a pool needs root or SlurmUser)"};
+  }
+  return true;
+}
+
+Result<std::vector<std::string>> load_node_partitions(const std::string& node) {
+  init_once();
+  node_info_msg_t* msg = nullptr;
+  std::string name = node;
+  if (slurm_load_node_single(&msg, name.data(), SHOW_ALL) != SLURM_SUCCESS) {
+    const int code = errno;
+    return Error{"slurmctld", "cannot load node " + node + ": " + str(slurm_strerror(code)) +
+                                  " (is slurmctld running, and is " + node +
+                                  " this node's NodeName? SLURMD_NODENAME names it)"};
+  }
+  partition_info_msg_t* parts = nullptr;
+  if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
+    slurm_free_node_info_msg(msg);
+    return slurm_error("partitions");
+  }
+  slurm_populate_node_partitions(msg, parts);
+  std::vector<std::string> partitions;
+  for (uint32_t i = 0; i < msg->record_count; ++i) {
+    const node_info_t& info = msg->node_array[i];
+    if (info.name == nullptr || node != info.name) continue;
+    const std::string list = str(info.partitions);  // split's views point into it
+    for (std::string_view partition : text::split(list, ',')) {
+      if (!partition.empty()) partitions.emplace_back(partition);
+    }
+  }
+  slurm_free_partition_info_msg(parts);
+  slurm_free_node_info_msg(msg);
+  return partitions;
+}
+
+Result<bool> drain_node(const std::string& node, const std::string& reason) {
+  init_once();
+  update_node_msg_t update;
+  slurm_init_update_node_msg(&update);
+  std::string names = node;
+  std::string text = reason;
+  update.node_names = names.data();
+  update.node_state = NODE_STATE_DRAIN;
+  update.reason = text.data();
+  update.reason_uid = getuid();
+  if (slurm_update_node(&update) != SLURM_SUCCESS) {
+    const int code = errno;
+    return Error{"slurmctld", "cannot drain " + node + ": " + str(slurm_strerror(code)) +
+                                  " (draining needs root or SlurmUser)"};
   }
   return true;
 }
