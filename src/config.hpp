@@ -44,8 +44,10 @@ struct Family {
   std::vector<std::string> partitions;
   Unit unit = Unit::Node;
   int64_t capacity = 0;
-  HardwareSpec hardware;  // Hardware=; empty: the family's nodes' hardware is not checked
-  int line = 0;           // where it was defined, for messages
+  int line = 0;  // where it was defined, for messages
+  // Hardware=; empty: the family's nodes' hardware is not checked. Last, so that the brace
+  // initialisers of the fields above keep their meaning.
+  HardwareSpec hardware{};
 };
 
 // One Share= line: a share's quota in one family.
