@@ -163,33 +163,15 @@ Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) 
 }
 
 Result<std::vector<std::string>> load_node_partitions(const std::string& node) {
-  init_once();
-  node_info_msg_t* msg = nullptr;
-  std::string name = node;
-  if (slurm_load_node_single(&msg, name.data(), SHOW_ALL) != SLURM_SUCCESS) {
-    const int code = errno;
-    return Error{"slurmctld", "cannot load node " + node + ": " + str(slurm_strerror(code)) +
-                                  " (is slurmctld running, and is " + node +
-                                  " this node's NodeName? SLURMD_NODENAME names it)"};
+  // The whole table: slurm_populate_node_partitions maps partitions to nodes by their index in
+  // slurmctld's table, so a one-node answer (slurm_load_node_single) would get another node's.
+  Result<std::vector<NodeInfo>> nodes = load_nodes();
+  if (!nodes) return nodes.error();
+  for (const NodeInfo& info : nodes.value()) {
+    if (info.name == node) return info.partitions;
   }
-  partition_info_msg_t* parts = nullptr;
-  if (slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS) {
-    slurm_free_node_info_msg(msg);
-    return slurm_error("partitions");
-  }
-  slurm_populate_node_partitions(msg, parts);
-  std::vector<std::string> partitions;
-  for (uint32_t i = 0; i < msg->record_count; ++i) {
-    const node_info_t& info = msg->node_array[i];
-    if (info.name == nullptr || node != info.name) continue;
-    const std::string list = str(info.partitions);  // split's views point into it
-    for (std::string_view partition : text::split(list, ',')) {
-      if (!partition.empty()) partitions.emplace_back(partition);
-    }
-  }
-  slurm_free_partition_info_msg(parts);
-  slurm_free_node_info_msg(msg);
-  return partitions;
+  return Error{"slurmctld", "knows no node " + text::quote(node) +
+                                " (is it this node's NodeName? SLURMD_NODENAME names it)"};
 }
 
 Result<bool> drain_node(const std::string& node, const std::string& reason) {
