@@ -4,10 +4,11 @@
 // statistics p50 and p90 are over 100 repetitions. Cases: this machine (Linux discovery, sysfs
 // and /proc, PCI included) and the test's two-socket node with 8 GPUs read from XML.
 #include <benchmark/benchmark.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@ namespace {
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const size_t at = static_cast<size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+  const auto at = static_cast<size_t>(std::lround(p * static_cast<double>(values.size() - 1)));
   return values[std::min(at, values.size() - 1)];
 }
 

@@ -11,6 +11,7 @@ constexpr std::string_view kPrefix = "shareq: hardware: ";
 
 std::vector<std::string> names_of(const std::vector<const Family*>& families) {
   std::vector<std::string> names;
+  names.reserve(families.size());
   for (const Family* family : families) names.push_back(family->name);
   return names;
 }

@@ -2,10 +2,10 @@
 #include "hwtopo/topology.hpp"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -30,7 +30,7 @@ class TopologyFiles : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string write(const std::string& name, const std::string& text) {
-    const std::string path = dir_ + "/" + name;
+    std::string path = dir_ + "/" + name;
     std::ofstream(path) << text;
     return path;
   }

@@ -33,50 +33,64 @@ inline std::string bitmap(int first, int last) {
   return out;
 }
 
+// ` NAME="VALUE"`: one XML attribute.
+inline std::string attr(const std::string& name, const std::string& value) {
+  return " " + name + R"(=")" + value + R"(")";
+}
+
 inline std::string node_topology_xml(const NodeShape& shape) {
   int gp = 1;
-  auto id = [&gp] { return std::to_string(gp++); };
+  auto id = [&gp] { return attr("gp_index", std::to_string(gp++)); };
   const int pus = shape.packages * shape.cores_per_package;
   auto sets = [](int first, int last, int numa_first, int numa_last) {
     const std::string cpus = bitmap(first, last);
     const std::string nodes = bitmap(numa_first, numa_last);
-    return " cpuset=\"" + cpus + "\" complete_cpuset=\"" + cpus + "\" nodeset=\"" + nodes +
-           "\" complete_nodeset=\"" + nodes + "\"";
+    return attr("cpuset", cpus) + attr("complete_cpuset", cpus) + attr("nodeset", nodes) +
+           attr("complete_nodeset", nodes);
   };
-  auto pci = [&id](int bus, const char* type) {
+  auto object = [](const std::string& type, const std::string& attributes, bool empty) {
+    return "<object" + attr("type", type) + attributes + (empty ? "/>\n" : ">\n");
+  };
+  auto pci = [&](int bus, const char* type) {
     char busid[32];
     std::snprintf(busid, sizeof busid, "0000:%02x:00.0", bus);
-    return "        <object type=\"PCIDev\" gp_index=\"" + id() + "\" pci_busid=\"" + busid +
-           "\" pci_type=\"" + type + "\" pci_link_speed=\"0.000000\"/>\n";
+    return "        " + object("PCIDev",
+                               id() + attr("pci_busid", busid) + attr("pci_type", type) +
+                                   attr("pci_link_speed", "0.000000"),
+                               true);
   };
-  std::string xml =
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n"
-      "<topology version=\"2.0\">\n"
-      "  <object type=\"Machine\" os_index=\"0\"" +
-      sets(0, pus, 0, shape.packages) + " allowed_cpuset=\"" + bitmap(0, pus) +
-      "\" allowed_nodeset=\"" + bitmap(0, shape.packages) + "\" gp_index=\"" + id() + "\">\n";
+  std::string xml = R"(<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE topology SYSTEM "hwloc2.dtd">
+<topology version="2.0">
+)";
+  xml += "  " + object("Machine",
+                       attr("os_index", "0") + sets(0, pus, 0, shape.packages) +
+                           attr("allowed_cpuset", bitmap(0, pus)) +
+                           attr("allowed_nodeset", bitmap(0, shape.packages)) + id(),
+                       false);
   int gpus_left = shape.gpus;
   for (int p = 0; p < shape.packages; ++p) {
     const int first = p * shape.cores_per_package;
     const int last = first + shape.cores_per_package;
-    xml += "    <object type=\"Package\" os_index=\"" + std::to_string(p) + "\"" +
-           sets(first, last, p, p + 1) + " gp_index=\"" + id() + "\">\n";
-    xml += "      <object type=\"NUMANode\" os_index=\"" + std::to_string(p) + "\"" +
-           sets(first, last, p, p + 1) + " gp_index=\"" + id() +
-           "\" local_memory=\"1099511627776\"/>\n";
+    const std::string index = attr("os_index", std::to_string(p));
+    xml += "    " + object("Package", index + sets(first, last, p, p + 1) + id(), false);
+    xml += "      " + object("NUMANode",
+                             index + sets(first, last, p, p + 1) + id() +
+                                 attr("local_memory", "1099511627776"),
+                             true);
     for (int c = first; c < last; ++c) {
-      xml += "      <object type=\"Core\" os_index=\"" + std::to_string(c) + "\"" +
-             sets(c, c + 1, p, p + 1) + " gp_index=\"" + id() + "\">\n";
-      xml += "        <object type=\"PU\" os_index=\"" + std::to_string(c) + "\"" +
-             sets(c, c + 1, p, p + 1) + " gp_index=\"" + id() + "\"/>\n";
+      const std::string core = attr("os_index", std::to_string(c)) + sets(c, c + 1, p, p + 1);
+      xml += "      " + object("Core", core + id(), false);
+      xml += "        " + object("PU", core + id(), true);
       xml += "      </object>\n";
     }
     const int bus0 = 0x10 * (p + 1);
     char range[32];
     std::snprintf(range, sizeof range, "0000:[%02x-%02x]", bus0, bus0 + 0xf);
-    xml += "      <object type=\"Bridge\" gp_index=\"" + id() +
-           "\" bridge_type=\"0-1\" depth=\"0\" bridge_pci=\"" + range + "\">\n";
+    xml += "      " + object("Bridge",
+                             id() + attr("bridge_type", "0-1") + attr("depth", "0") +
+                                 attr("bridge_pci", range),
+                             false);
     int bus = bus0;
     if (p == 0) {
       xml += pci(bus++, "0300 [1a03:2000] [1a03:2000] 52");  // ASPEED BMC VGA

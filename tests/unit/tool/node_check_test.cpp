@@ -18,6 +18,7 @@ const Config kConfig = shareq::testing::must_parse(
 
 std::vector<std::string> names(const std::vector<const Family*>& families) {
   std::vector<std::string> out;
+  out.reserve(families.size());
   for (const Family* f : families) out.push_back(f->name);
   return out;
 }
