@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything shareq needs on a Debian 12 machine: Slurm 22.05 daemons and client,
-# munge, MariaDB, the build toolchain and test libraries, git (the package build copies the
+# munge, MariaDB, the build toolchain and test libraries, hwloc (the node hardware check; its
+# lstopo writes the tests' topology of this machine), git (the package build copies the
 # tracked files). Idempotent; needs root.
 set -euo pipefail
 
@@ -13,7 +14,7 @@ packages=(
   slurmctld slurmd slurm-client slurmdbd munge mariadb-server libslurm-dev
   build-essential cmake pkg-config clang clang-format clang-tidy
   googletest libgtest-dev libbenchmark-dev libcmocka-dev
-  libcurl4-openssl-dev libssl-dev nlohmann-json3-dev
+  libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libhwloc-dev hwloc
   libmunge-dev dpkg-dev git python3 python3-pytest procps sudo
 )
 

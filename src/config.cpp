@@ -65,7 +65,7 @@ std::vector<std::string> sorted_unique(std::vector<std::string> names) {
 
 bool same_family(const Family& a, const Family& b) {
   return a.name == b.name && a.partitions == b.partitions && a.unit == b.unit &&
-         a.capacity == b.capacity;
+         a.capacity == b.capacity && a.hardware == b.hardware;
 }
 
 bool same_quota(const ShareQuota& a, const ShareQuota& b) {

@@ -3,11 +3,12 @@
 // Grammar (Slurm's Key=Value line syntax): one record per line, '#' starts a comment, keys are
 // case-insensitive, values case-sensitive except share names (matched like Slurm account names,
 // without regard to case). Lines:
-//   Family=NAME Partitions=P[,P...] Capacity=node=N | Capacity=gres/gpu=N
+//   Family=NAME Partitions=P[,P...] Capacity=node=N | Capacity=gres/gpu=N [Hardware=SPEC]
 //   Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] [LendLimit=LIMIT]
 //   Key=Value for the global settings below.
 // LIMIT is an amount in the family's unit (node=N / gres/gpu=N), P% of the share's quota, or
-// UNLIMITED (the default for both limits).
+// UNLIMITED (the default for both limits). SPEC: the node hardware the family expects
+// (hardware_spec.hpp).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,8 @@
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "hardware_spec.hpp"
 
 namespace shareq {
 
@@ -42,6 +45,9 @@ struct Family {
   Unit unit = Unit::Node;
   int64_t capacity = 0;
   int line = 0;  // where it was defined, for messages
+  // Hardware=; empty: the family's nodes' hardware is not checked. Last, so that the brace
+  // initialisers of the fields above keep their meaning.
+  HardwareSpec hardware{};
 };
 
 // One Share= line: a share's quota in one family.

@@ -8,8 +8,12 @@ namespace shareq {
 namespace {
 
 std::string format_family(const Family& family) {
-  return "Family=" + family.name + " Partitions=" + text::join(family.partitions, ",") +
-         " Capacity=" + units::format_amount(family.unit, family.capacity) + "\n";
+  std::string out = "Family=" + family.name + " Partitions=" + text::join(family.partitions, ",") +
+                    " Capacity=" + units::format_amount(family.unit, family.capacity);
+  if (!family.hardware.empty()) {
+    out += " Hardware=" + format_hardware_spec(family.hardware);
+  }
+  return out + "\n";
 }
 
 std::string format_share(const Config& config, const ShareQuota& share) {

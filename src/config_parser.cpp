@@ -24,11 +24,13 @@ namespace {
 
 constexpr std::string_view kNameChars = "_.-";
 constexpr std::string_view kFamilyHelp =
-    "a Family line is Family=NAME Partitions=P[,P...] Capacity=node=N|gres/gpu=N";
+    "a Family line is Family=NAME Partitions=P[,P...] Capacity=node=N|gres/gpu=N "
+    "[Hardware=gpus=N,numa=N,cores=N]";
 constexpr std::string_view kShareHelp =
     "a Share line is Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] "
     "[LendLimit=LIMIT]";
-constexpr std::array<std::string_view, 3> kFamilyKeys = {"Family", "Partitions", "Capacity"};
+constexpr std::array<std::string_view, 4> kFamilyKeys = {"Family", "Partitions", "Capacity",
+                                                         "Hardware"};
 constexpr std::array<std::string_view, 5> kShareKeys = {"Share", "Family", "Quota", "BorrowLimit",
                                                         "LendLimit"};
 
@@ -135,7 +137,7 @@ class Parser {
   }
 
   void unknown_first_key(int line, std::string_view key) {
-    for (std::string_view record_key : {"Partitions", "Capacity"}) {
+    for (std::string_view record_key : {"Partitions", "Capacity", "Hardware"}) {
       if (text::iequals(key, record_key)) {
         return error(line, std::string(record_key),
                      "belongs on a Family line, after Family=NAME; " + std::string(kFamilyHelp));
@@ -187,7 +189,7 @@ class Parser {
     error(line, std::string(key), "missing; " + std::string(help));
   }
 
-  void parse_family(int line, const std::array<Field, 3>& fields) {
+  void parse_family(int line, const std::array<Field, 4>& fields) {
     bool ok =
         fields[0].value.has_value() && fields[1].value.has_value() && fields[2].value.has_value();
     for (size_t i = 1; i < 3; ++i) {
@@ -208,6 +210,9 @@ class Parser {
     }
     if (fields[2].value) {
       ok = parse_capacity(line, *fields[2].value, family) && ok;
+    }
+    if (fields[3].value) {
+      ok = parse_hardware(line, *fields[3].value, family) && ok;
     }
     if (ok) {
       config_.families.push_back(std::move(family));
@@ -270,6 +275,16 @@ class Parser {
     }
     family.unit = amount.value().unit;
     family.capacity = amount.value().value;
+    return true;
+  }
+
+  bool parse_hardware(int line, std::string_view value, Family& family) {
+    Result<HardwareSpec> spec = parse_hardware_spec(value);
+    if (!spec) {
+      error(line, "Hardware", spec.error().message);
+      return false;
+    }
+    family.hardware = std::move(spec).value();
     return true;
   }
 

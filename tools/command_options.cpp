@@ -9,7 +9,7 @@
 namespace shareq::tool {
 namespace {
 
-bool takes_value(std::string_view option) { return option != "--json"; }
+bool takes_value(std::string_view option) { return option != "--json" && option != "--drain"; }
 
 }  // namespace
 
@@ -44,6 +44,7 @@ std::optional<CommandOptions> parse_command_options(std::span<const std::string>
     if (name == "--config") options.config = value;
     if (name == "--family") options.family = value;
     if (name == "--json") options.json = true;
+    if (name == "--drain") options.drain = true;
   }
   return options;
 }

@@ -16,12 +16,13 @@ struct CommandOptions {
   std::optional<std::string> config;  // --config FILE
   std::optional<std::string> family;  // --family F
   bool json = false;                  // --json
+  bool drain = false;                 // --drain
   std::vector<std::string> operands;  // everything that is not an option
 };
 
 // Parses `args` for a command that accepts the options in `allowed` ("--config", "--family",
-// "--json"; both "--opt VALUE" and "--opt=VALUE"). On a bad command line, prints a message and
-// `synopsis` on `err` and returns nullopt.
+// "--json", "--drain"; both "--opt VALUE" and "--opt=VALUE" for those that take a value). On a bad
+// command line, prints a message and `synopsis` on `err` and returns nullopt.
 std::optional<CommandOptions> parse_command_options(std::span<const std::string> args,
                                                     std::span<const std::string_view> allowed,
                                                     std::string_view synopsis, std::ostream& err);

@@ -9,7 +9,7 @@
 namespace shareq::tool {
 namespace {
 
-constexpr std::array<Command, 6> kCommands = {{
+constexpr std::array<Command, 7> kCommands = {{
     {"check-config", "[--accounts] [FILE]",
      "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
      "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf); "
@@ -26,6 +26,12 @@ constexpr std::array<Command, 6> kCommands = {{
      run_why},
     {"pools", "[--json]",
      "the warm pools: nodes, status, owner, until when (and time left), match key", run_pools},
+    {"node-check", "[--family F] [--drain] [--config FILE]",
+     "this node's GPUs, NUMA nodes and cores (hwloc; HWLOC_XMLFILE names a topology file) "
+     "against Hardware= of F, else of the families of its partitions (node SLURMD_NODENAME, "
+     "else hostname -s); one line; exit 0 healthy, 1 not (--drain drains the node with that "
+     "line), 2 usage or config error; for HealthCheckProgram",
+     run_node_check},
     {"sim", kSimSynopsis,
      "what-if simulation: replay a workload trace on slurm.conf's nodes under shareq.conf (and "
      "another, or FIFO+backfill) and print utilisation, waits, preemptions, borrowing",

@@ -34,6 +34,7 @@ int run_check_config(std::span<const std::string> args, std::ostream& out, std::
 int run_status(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_why(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_pools(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int run_node_check(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_version(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 
 }  // namespace shareq::tool

@@ -1,6 +1,7 @@
 #include "slurm_client.hpp"
 
 #include <pwd.h>
+#include <unistd.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 #include <slurm/slurmdb.h>
@@ -183,6 +184,36 @@ Result<bool> set_node_extra(const std::string& nodes, const std::string& extra) 
     const int code = errno;
     return Error{"slurmctld", "cannot set Extra on " + nodes + ": " + str(slurm_strerror(code)) +
                                   " (ending a pool needs root or SlurmUser)"};
+  }
+  return true;
+}
+
+Result<std::vector<std::string>> load_node_partitions(const std::string& node) {
+  // The whole table: slurm_populate_node_partitions maps partitions to nodes by their index in
+  // slurmctld's table, so a one-node answer (slurm_load_node_single) would get another node's.
+  Result<std::vector<NodeInfo>> nodes = load_nodes();
+  if (!nodes) return nodes.error();
+  for (const NodeInfo& info : nodes.value()) {
+    if (info.name == node) return info.partitions;
+  }
+  return Error{"slurmctld", "knows no node " + text::quote(node) +
+                                " (is it this node's NodeName? SLURMD_NODENAME names it)"};
+}
+
+Result<bool> drain_node(const std::string& node, const std::string& reason) {
+  init_once();
+  update_node_msg_t update;
+  slurm_init_update_node_msg(&update);
+  std::string names = node;
+  std::string text = reason;
+  update.node_names = names.data();
+  update.node_state = NODE_STATE_DRAIN;
+  update.reason = text.data();
+  update.reason_uid = getuid();
+  if (slurm_update_node(&update) != SLURM_SUCCESS) {
+    const int code = errno;
+    return Error{"slurmctld", "cannot drain " + node + ": " + str(slurm_strerror(code)) +
+                                  " (draining needs root or SlurmUser)"};
   }
   return true;
 }

@@ -27,5 +27,10 @@ Result<std::vector<AccountParent>> load_account_tree();
 // Sets the Extra field of `nodes` (a Slurm node list, "p4n[1-2]"); needs an admin (root or
 // SlurmUser). The Error names the nodes and libslurm's reason.
 Result<bool> set_node_extra(const std::string& nodes, const std::string& extra);
+// The partitions of one node, as scontrol shows them; the Error names the node and libslurm's
+// reason (an unknown name: slurmctld has no node of that name).
+Result<std::vector<std::string>> load_node_partitions(const std::string& node);
+// Drains `node` with `reason` (State=DRAIN, as scontrol update); needs root or SlurmUser.
+Result<bool> drain_node(const std::string& node, const std::string& reason);
 
 }  // namespace shareq::tool

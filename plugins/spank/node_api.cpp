@@ -3,6 +3,7 @@
 // crosses into spank_shareq.so.
 #include "node_api.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -10,7 +11,10 @@
 
 #include "boundary.hpp"
 #include "config.hpp"
+#include "hardware_spec.hpp"
+#include "hwtopo/topology.hpp"
 #include "node.hpp"
+#include "text.hpp"
 
 SHAREQ_EXPORT const shareq_node_api_t* shareq_node_api(uint32_t abi_version);
 
@@ -113,8 +117,48 @@ int c_read_prepared(const char* shareq_conf, const char* node_name, uint32_t job
       [&](const char* what) { report(log, "task", what); });
 }
 
-constexpr shareq_node_api_t kApi = {SHAREQ_NODE_ABI_VERSION, c_job_prolog, c_job_epilog,
-                                    c_read_prepared, c_free_prepared};
+std::optional<int64_t> checked(int64_t value) {
+  return value >= 0 ? std::optional<int64_t>(value) : std::nullopt;
+}
+
+// The verdict line of one family's hardware check (the words of shareq node-check).
+std::pair<bool, std::string> hardware_verdict(const shareq_node_hardware_t& expected,
+                                              const char* topology_xml) {
+  const std::string family = text(expected.family);
+  const HardwareSpec spec{checked(expected.gpus), checked(expected.numa), checked(expected.cores)};
+  const std::optional<std::string> xml =
+      text(topology_xml).empty() ? std::nullopt : std::optional<std::string>(topology_xml);
+  const Result<HardwareFacts> facts = hwtopo::read_hardware(xml);
+  if (!facts) return {false, "shareq: hardware: cannot check: " + facts.error().to_string()};
+  const std::vector<std::string> mismatches = hardware_mismatches(facts.value(), spec, family);
+  if (!mismatches.empty()) return {false, "shareq: hardware: " + text::join(mismatches, "; ")};
+  return {true, "shareq: hardware: ok: " + describe_hardware(facts.value()) + ", as family " +
+                    family + " expects"};
+}
+
+int c_check_hardware(const shareq_node_hardware_t* expected, const char* topology_xml, char* line,
+                     uint64_t line_size) {
+  auto put = [&](const std::string& text) {
+    if (line != nullptr && line_size > 0) {
+      std::snprintf(line, static_cast<size_t>(line_size), "%s", text.c_str());
+    }
+  };
+  return guarded(
+      0,
+      [&] {
+        if (expected == nullptr) {
+          put("shareq: hardware: cannot check: no expected hardware given");
+          return 0;
+        }
+        const auto [healthy, verdict] = hardware_verdict(*expected, topology_xml);
+        put(verdict);
+        return healthy ? 1 : 0;
+      },
+      [&](const char* what) { put(std::string("shareq: hardware: cannot check: ") + what); });
+}
+
+constexpr shareq_node_api_t kApi = {SHAREQ_NODE_ABI_VERSION, c_job_prolog,    c_job_epilog,
+                                    c_read_prepared,         c_free_prepared, c_check_hardware};
 
 }  // namespace
 }  // namespace shareq::spank_plugin::node

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Raise when the table or a struct below changes shape. */
-#define SHAREQ_NODE_ABI_VERSION 2u
+#define SHAREQ_NODE_ABI_VERSION 3u
 /* The file name, looked for in the directory that holds spank_shareq.so. */
 #define SHAREQ_NODE_LIBRARY "shareq_node.so"
 /* The one symbol shareq_node.so exports: a shareq_node_api_fn. */
@@ -46,6 +46,14 @@ typedef struct shareq_node_job {
   int64_t keep_alive_s;     /* SHAREQ_KEEP_ALIVE */
   const char* warm_ended;   /* SHAREQ_WARM_ENDED: "warm-A,warm-B", pools slurmctld ended early */
 } shareq_node_job_t;
+
+/* What a family's Hardware= expects of its nodes (hardware_spec.hpp); -1: not checked. */
+typedef struct shareq_node_hardware {
+  const char* family;
+  int64_t gpus;
+  int64_t numa;
+  int64_t cores;
+} shareq_node_hardware_t;
 
 /* What the prolog prepared for a job (see node.hpp, Prepared); malloc'd, never NULL once filled. */
 typedef struct shareq_node_prepared {
@@ -73,6 +81,16 @@ typedef struct shareq_node_api {
   int (*read_prepared)(const char* shareq_conf, const char* node, uint32_t job_id,
                        shareq_node_prepared_t* out, shareq_node_log_fn log);
   void (*free_prepared)(shareq_node_prepared_t* prepared);
+  /*
+   * This node's GPUs, NUMA nodes and cores (hwloc, I/O discovery on; from the hwloc XML file
+   * `topology_xml` when it is neither NULL nor "", else from the machine) against `expected`.
+   * 1: they match; 0: they do not, or the topology cannot be read (the check fails closed).
+   * Either way `line` (of `line_size` bytes, NUL-terminated, cut if need be) gets the one line
+   * that says so: "shareq: hardware: ok: ..." or "shareq: hardware: 7 GPUs found, family p5
+   * expects 8" / "shareq: hardware: cannot check: topology: ...".
+   */
+  int (*check_hardware)(const shareq_node_hardware_t* expected, const char* topology_xml,
+                        char* line, uint64_t line_size);
 } shareq_node_api_t;
 
 /* The table for `abi_version`, or NULL when this library does not speak it. */

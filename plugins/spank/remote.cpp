@@ -1,11 +1,16 @@
 #include "remote.hpp"
 
+#include <slurm/slurm.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <string>
+#include <string_view>
 
 #include "config.hpp"
 #include "node_library.hpp"
@@ -116,6 +121,70 @@ uint32_t job_id_of(spank_t sp) {
   return spank_get_item(sp, S_JOB_ID, &job_id) == ESPANK_SUCCESS ? job_id : 0;
 }
 
+// The plugin argument hwloc_xml=PATH (plugstack.conf), "%n" replaced by the node's name; "" when
+// it is not given.
+std::string topology_xml_argument(int ac, char** av, const std::string& node) {
+  constexpr std::string_view kKey = "hwloc_xml=";
+  std::string path;
+  for (int i = 0; i < ac && av != nullptr; ++i) {
+    const std::string_view arg = av[i] != nullptr ? av[i] : "";
+    if (arg.starts_with(kKey)) path = std::string(arg.substr(kKey.size()));
+  }
+  for (size_t at = path.find("%n"); at != std::string::npos; at = path.find("%n", at)) {
+    path.replace(at, 2, node);
+    at += node.size();
+  }
+  return path;
+}
+
+// Drains `node` with `reason` through slurmctld (this runs as root in slurmd's job script
+// context); slurmctld keeps this reason over its own "Prolog error".
+void drain_node(const std::string& node, const std::string& reason) {
+  update_node_msg_t update;
+  slurm_init_update_node_msg(&update);
+  std::string names = node;
+  std::string text = reason;
+  update.node_names = names.data();
+  update.node_state = NODE_STATE_DRAIN;
+  update.reason = text.data();
+  update.reason_uid = ::getuid();
+  if (slurm_update_node(&update) != SLURM_SUCCESS) {
+    log_error("prolog: hardware: cannot drain " + node + ": " + slurm_strerror(errno) +
+              " (the failed prolog drains it with Slurm's reason)");
+  }
+}
+
+// The hardware check of job_prolog: 0 when the node may run the job, else -1 (node drained).
+int check_hardware(int ac, char** av, const std::string& node) {
+  const std::string partition = env("SLURM_JOB_PARTITION");
+  if (partition.empty()) return 0;
+  const ParseResult config = load_config_file(shareq_conf_path());
+  if (!config.config) return 0;  // the image side logs why; without it nothing is expected
+  const Family* family = config.config->family_of_partition(partition);
+  if (family == nullptr || family->hardware.empty()) return 0;
+  std::array<char, 512> line{};
+  const NodeLibrary& lib = node_library();
+  int healthy = 0;
+  if (lib.api == nullptr) {
+    std::snprintf(line.data(), line.size(), "shareq: hardware: cannot check: %s",
+                  lib.error.c_str());
+  } else {
+    const HardwareSpec& spec = family->hardware;
+    const shareq_node_hardware_t expected{family->name.c_str(), spec.gpus.value_or(-1),
+                                          spec.numa.value_or(-1), spec.cores.value_or(-1)};
+    healthy = lib.api->check_hardware(&expected, topology_xml_argument(ac, av, node).c_str(),
+                                      line.data(), line.size());
+  }
+  if (healthy == 1) {
+    slurm_info("%s", line.data());
+    return 0;
+  }
+  slurm_error("%s (node %s, job partition %s): draining the node", line.data(), node.c_str(),
+              partition.c_str());
+  drain_node(node, line.data());
+  return -1;
+}
+
 }  // namespace
 
 void preload_node_library(spank_t sp) {
@@ -123,9 +192,10 @@ void preload_node_library(spank_t sp) {
   if (job_id != 0 && step_needs(sp, job_id).any()) (void)node_api("init");
 }
 
-int job_prolog(spank_t sp) {
+int job_prolog(spank_t sp, int ac, char** av) {
   JobScriptFacts facts;
   read_job_script_facts(sp, facts);
+  if (check_hardware(ac, av, facts.node) != 0) return -1;
   if (facts.image.empty() && facts.warm_name.empty() && facts.warm_ended.empty()) return 0;
   const shareq_node_api_t* api = node_api("prolog");
   if (api == nullptr) return 0;  // the job's tasks fail with the same message (task_init)

@@ -14,8 +14,15 @@ namespace shareq::spank_plugin {
 // it costs each step 2-4 ms (bench/cluster/step_launch.py).
 void preload_node_library(spank_t sp);
 
-// slurm_spank_job_prolog / slurm_spank_job_epilog: always 0 (a failed prolog drains the node).
-int job_prolog(spank_t sp);
+// slurm_spank_job_prolog: first the hardware check. When the family of the job's partition
+// (SLURM_JOB_PARTITION) sets Hardware=, compares this node's topology (hwloc, in shareq_node.so;
+// from the hwloc XML file of the plugin argument hwloc_xml=PATH, "%n" the node's name, when
+// given) with it; on a mismatch, or a topology or node library that cannot be read (fails
+// closed), logs the line, drains the node with it as the reason and returns -1: the prolog
+// fails and Slurm requeues the job. Then the image cache and warm directories, which always
+// give 0 (a failed prolog drains the node; an image error fails the job's tasks instead).
+int job_prolog(spank_t sp, int ac, char** av);
+// slurm_spank_job_epilog: always 0.
 int job_epilog(spank_t sp);
 // slurm_spank_task_init_privileged (root): for a job with an image or a warm directory, sets
 // SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or keeps the error for task_init. Always 0.

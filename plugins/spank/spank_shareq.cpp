@@ -5,7 +5,8 @@
 //     SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR from what the job prolog prepared, or fails with
 //     its error (remote.hpp).
 //   job script (slurm_spank_job_prolog / _epilog, as root on every node of the job): the
-//     node-local image cache and warm directories (node.hpp).
+//     node's hardware against its family's Hardware= (drains the node and fails the prolog when
+//     it differs), the node-local image cache and warm directories (node.hpp).
 // The node side lives in shareq_node.so beside this plugin (node_api.h), loaded only in the
 // remote and job script contexts: the client commands never load libcurl and its dependencies.
 //   slurmd: nothing.
@@ -88,11 +89,12 @@ extern "C" int slurm_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {
       [](const char* what) { report("exit", what); });
 }
 
-// Job script context only (slurmd runs it as root on each node of the job). Always 0: a failed
-// prolog would drain the node; an image error fails the job's tasks instead.
-extern "C" int slurm_spank_job_prolog(spank_t sp, int /*ac*/, char** /*av*/) {
+// Job script context only (slurmd runs it as root on each node of the job). -1 only when the
+// node's hardware is not what its family's Hardware= says (the node is drained, the job
+// requeued); an image error fails the job's tasks instead (a failed prolog drains the node).
+extern "C" int slurm_spank_job_prolog(spank_t sp, int ac, char** av) {
   return guarded(
-      0, [&] { return shareq::spank_plugin::job_prolog(sp); },
+      0, [&] { return shareq::spank_plugin::job_prolog(sp, ac, av); },
       [](const char* what) { report("job_prolog", what); });
 }
 

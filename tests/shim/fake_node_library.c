@@ -4,6 +4,7 @@
  *   job 42: image /cache/sha256/abc, warm directory /warm/warm-7
  *   job 43: the error "image bad: digest mismatch"
  *   other jobs: nothing prepared
+ *   check_hardware: healthy unless the topology's path contains "bad"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +60,21 @@ static void fake_free_prepared(shareq_node_prepared_t* p) {
   free(p->error);
 }
 
-static const shareq_node_api_t api = {SHAREQ_NODE_ABI_VERSION, fake_prolog, fake_epilog,
-                                      fake_read_prepared, fake_free_prepared};
+/* Healthy unless the topology's path contains "bad"; the line says what it was given. */
+static int fake_check_hardware(const shareq_node_hardware_t* expected, const char* topology_xml,
+                               char* line, uint64_t line_size) {
+  const int bad = strstr(topology_xml, "bad") != NULL;
+  snprintf(
+      line, (size_t)line_size, "%s (fake: %s gpus %lld numa %lld cores %lld topology %s)",
+      bad ? "shareq: hardware: 7 GPUs found, family p5 expects 8" : "shareq: hardware: ok: fake",
+      expected->family, (long long)expected->gpus, (long long)expected->numa,
+      (long long)expected->cores, topology_xml);
+  return bad ? 0 : 1;
+}
+
+static const shareq_node_api_t api = {
+    SHAREQ_NODE_ABI_VERSION, fake_prolog,        fake_epilog,
+    fake_read_prepared,      fake_free_prepared, fake_check_hardware};
 
 const shareq_node_api_t* shareq_node_api(uint32_t abi_version) {
   return abi_version == SHAREQ_NODE_ABI_VERSION ? &api : NULL;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
 /* ---- the mocked SPANK API ---- */
@@ -120,6 +121,26 @@ void slurm_error(const char* format, ...) {
   va_end(ap);
 }
 
+/* ---- the mocked libslurm calls of the hardware check's drain ---- */
+
+static char g_drained[64];       /* the node slurm_update_node was asked to drain, or "" */
+static char g_drain_reason[512]; /* and its reason */
+static uint32_t g_drain_state;
+
+void slurm_init_update_node_msg(update_node_msg_t* msg) { memset(msg, 0, sizeof *msg); }
+
+int slurm_update_node(update_node_msg_t* msg) {
+  snprintf(g_drained, sizeof g_drained, "%s", msg->node_names);
+  snprintf(g_drain_reason, sizeof g_drain_reason, "%s", msg->reason);
+  g_drain_state = msg->node_state;
+  return SLURM_SUCCESS;
+}
+
+char* slurm_strerror(int errnum) {
+  (void)errnum;
+  return (char*)"mocked slurm error";
+}
+
 /* ---- helpers ---- */
 
 static spank_t sp(void) { return (spank_t)(uintptr_t)0x5eed; }
@@ -164,7 +185,12 @@ static int setup(void** state) {
   char path[256];
   char text[256];
   snprintf(path, sizeof path, "%s/shareq.conf", g_dir);
-  snprintf(text, sizeof text, "ImageCacheDir=%s/%%n/images\n", g_dir);
+  /* p5 expects 8 GPUs of its nodes (the hardware check); p4 expects nothing. */
+  snprintf(text, sizeof text,
+           "Family=p5 Partitions=p5 Capacity=node=1 Hardware=gpus=8\n"
+           "Family=p4 Partitions=p4 Capacity=node=1\n"
+           "ImageCacheDir=%s/%%n/images\n",
+           g_dir);
   write_file(path, text);
   /* slurm_conf is not linked in: the plugin falls back to SLURM_CONF for shareq.conf's place. */
   snprintf(path, sizeof path, "%s/slurm.conf", g_dir);
@@ -234,8 +260,25 @@ static void prolog_and_epilog_succeed_so_the_node_is_not_drained(void** state) {
   unsetenv("SPANK_SHAREQ_IMAGE");
 }
 
+/* The check fails closed: a node whose family expects hardware and that cannot check it is
+ * drained, and its prolog fails. */
+static void a_hardware_check_without_the_node_library_drains_the_node(void** state) {
+  (void)state;
+  job(S_CTX_JOB_SCRIPT, 47, NULL, NULL);
+  g_drained[0] = '\0';
+  setenv("SLURM_JOB_PARTITION", "p5", 1);
+  assert_int_equal(slurm_spank_job_prolog(sp(), 0, NULL), -1);
+  unsetenv("SLURM_JOB_PARTITION");
+  assert_string_equal(g_drained, "n1");
+  assert_int_equal(g_drain_state, NODE_STATE_DRAIN);
+  assert_non_null(
+      strstr(g_drain_reason, "shareq: hardware: cannot check: cannot load the node library"));
+  assert_true(logged("error: shareq: hardware: cannot check: "));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_hardware_check_without_the_node_library_drains_the_node),
       cmocka_unit_test(remote_init_of_a_plain_job_neither_loads_nor_logs),
       cmocka_unit_test(remote_init_logs_the_missing_library_and_succeeds),
       cmocka_unit_test(an_image_jobs_task_fails_with_the_reason),
@@ -347,6 +390,42 @@ static void a_prolog_without_image_or_warm_directory_does_nothing(void** state) 
   assert_string_equal(g_log, "");
 }
 
+/* The fake library's check_hardware: healthy unless the topology's path contains "bad". */
+static void a_node_whose_hardware_differs_is_drained_and_its_prolog_fails(void** state) {
+  (void)state;
+  job(S_CTX_JOB_SCRIPT, 48, NULL, NULL);
+  g_drained[0] = '\0';
+  setenv("SLURM_JOB_PARTITION", "p5", 1);
+  char* args[] = {(char*)"hwloc_xml=/topologies/%n-bad.xml"};
+  assert_int_equal(slurm_spank_job_prolog(sp(), 1, args), -1);
+  unsetenv("SLURM_JOB_PARTITION");
+  assert_string_equal(g_drained, "n1");
+  assert_int_equal(g_drain_state, NODE_STATE_DRAIN);
+  assert_string_equal(g_drain_reason,
+                      "shareq: hardware: 7 GPUs found, family p5 expects 8 (fake: p5 gpus 8 "
+                      "numa -1 cores -1 topology /topologies/n1-bad.xml)");
+  assert_true(logged("error: shareq: hardware: 7 GPUs found, family p5 expects 8"));
+}
+
+static void a_node_with_its_familys_hardware_runs_the_job(void** state) {
+  (void)state;
+  job(S_CTX_JOB_SCRIPT, 49, NULL, NULL);
+  g_drained[0] = '\0';
+  setenv("SLURM_JOB_PARTITION", "p5", 1);
+  char* args[] = {(char*)"hwloc_xml=/topologies/%n.xml"};
+  assert_int_equal(slurm_spank_job_prolog(sp(), 1, args), 0);
+  assert_string_equal(g_drained, "");
+  assert_true(logged("info: shareq: hardware: ok: fake"));
+  /* A family without Hardware= is not checked at all. */
+  job(S_CTX_JOB_SCRIPT, 49, NULL, NULL);
+  setenv("SLURM_JOB_PARTITION", "p4", 1);
+  char* bad[] = {(char*)"hwloc_xml=/topologies/%n-bad.xml"};
+  assert_int_equal(slurm_spank_job_prolog(sp(), 1, bad), 0);
+  unsetenv("SLURM_JOB_PARTITION");
+  assert_string_equal(g_drained, "");
+  assert_string_equal(g_log, "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(client_contexts_never_load_the_node_library),
@@ -357,6 +436,9 @@ int main(void) {
       cmocka_unit_test(an_image_the_prolog_never_prepared_fails_the_task),
       cmocka_unit_test(prolog_and_epilog_pass_the_job_and_shareq_conf_beside_slurm_conf),
       cmocka_unit_test(a_prolog_without_image_or_warm_directory_does_nothing),
+      /* These load the node library for the hardware check: after those that must not. */
+      cmocka_unit_test(a_node_whose_hardware_differs_is_drained_and_its_prolog_fails),
+      cmocka_unit_test(a_node_with_its_familys_hardware_runs_the_job),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -58,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "InSharePreemption"},
         ErrorCase{"unknown key on a family line", "Family=p4 Partitions=p4 Capacity=node=4 Nodes=3",
                   1, "Nodes",
-                  "unknown key on a Family line; allowed: Family, Partitions, Capacity"},
+                  "unknown key on a Family line; allowed: Family, Partitions, Capacity, Hardware"},
         ErrorCase{"unknown key on a share line", kF + "Share=a Family=p4 Quota=node=1 Borrow=2", 3,
                   "Borrow",
                   "unknown key on a Share line; allowed: Share, Family, Quota, BorrowLimit, "

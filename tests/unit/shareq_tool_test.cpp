@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "hwtopo/topology_xml.hpp"
 #include "test_configs.hpp"
 
 namespace {
@@ -156,6 +158,72 @@ TEST_F(ShareqTool, ClusterCommandUsageErrors) {
     EXPECT_EQ(r.out, "") << args;
   }
   EXPECT_NE(run("why abc").err.find("JOBID: \"abc\" is not a job id"), std::string::npos);
+}
+
+// node-check with --family needs no slurmctld: the node's topology comes from HWLOC_XMLFILE.
+constexpr const char* kHardwareConf =
+    "Family=p5 Partitions=p5 Capacity=gres/gpu=32 Hardware=gpus=8,numa=2,cores=96\n"
+    "Family=p4 Partitions=p4 Capacity=node=4\n";
+
+TEST_F(ShareqTool, NodeCheckHealthyNodeExitsZeroWithOneLine) {
+  const fs::path conf = write("shareq.conf", kHardwareConf);
+  const fs::path xml = write("p5.xml", shareq::hwtopo::testing::node_topology_xml({}));
+  const Outcome r = run("node-check --family p5 --config " + conf.string(),
+                        "HWLOC_THISSYSTEM=1 HWLOC_XMLFILE=" + xml.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "shareq: hardware: ok: 8 GPUs, 2 NUMA nodes, 96 cores, as family p5 expects\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(ShareqTool, NodeCheckMissingGpuExitsOneSayingWhat) {
+  const fs::path conf = write("shareq.conf", kHardwareConf);
+  const fs::path xml = write("p5-7.xml", shareq::hwtopo::testing::node_topology_xml({.gpus = 7}));
+  const Outcome r = run("node-check --family=p5",
+                        "SHAREQ_CONF=" + conf.string() + " HWLOC_XMLFILE=" + xml.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, "shareq: hardware: 7 GPUs found, family p5 expects 8\n");
+}
+
+TEST_F(ShareqTool, NodeCheckUnreadableTopologyFailsClosed) {
+  const fs::path conf = write("shareq.conf", kHardwareConf);
+  const fs::path bad = write("bad.xml", "<topology>");
+  for (const std::string& xml : {(dir_ / "none.xml").string(), bad.string()}) {
+    const Outcome r =
+        run("node-check --family p5 --config " + conf.string(), "HWLOC_XMLFILE=" + xml);
+    EXPECT_EQ(r.exit_code, 1) << xml;
+    EXPECT_EQ(
+        r.out.rfind("shareq: hardware: cannot check: topology: the XML topology " + xml + ": ", 0),
+        0U)
+        << r.out;
+  }
+}
+
+TEST_F(ShareqTool, NodeCheckFamilyWithoutHardwareIsHealthy) {
+  const fs::path conf = write("shareq.conf", kHardwareConf);
+  const Outcome r = run("node-check --family p4 --config " + conf.string(),
+                        "HWLOC_XMLFILE=" + (dir_ / "none.xml").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "shareq: hardware: ok: nothing to check (family p4: no Hardware=)\n");
+}
+
+TEST_F(ShareqTool, NodeCheckUsageAndConfigErrorsExitTwo) {
+  const fs::path conf = write("shareq.conf", kHardwareConf);
+  const fs::path bad =
+      write("bad.conf", "Family=p5 Partitions=p5 Capacity=node=1 Hardware=gpu=8\n");
+  for (const std::string& args : std::vector<std::string>{
+           "node-check extra", "node-check --bogus", "node-check --drain=yes",
+           "node-check --family", "node-check --family p9 --config " + conf.string(),
+           "node-check --family p5 --config " + bad.string()}) {
+    const Outcome r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  EXPECT_NE(run("node-check --family p5 --config " + bad.string())
+                .err.find(bad.string() + ":1: Hardware: unknown key \"gpu\""),
+            std::string::npos);
+  EXPECT_NE(run("node-check --family p9 --config " + conf.string())
+                .err.find("--family: no family \"p9\" in " + conf.string() + "; families: p5, p4"),
+            std::string::npos);
 }
 
 TEST_F(ShareqTool, Version) {

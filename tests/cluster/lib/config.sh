@@ -13,6 +13,20 @@ check_plugins() {
     [ -f "$BUILD/plugins/$f" ] ||
       die "$BUILD/plugins/$f is missing: build shareq first (cmake --build $BUILD), or set SHAREQ_BUILD_DIR"
   done
+  [ -x "$BUILD/tests/cluster/topology_xml" ] ||
+    die "$BUILD/tests/cluster/topology_xml is missing: build shareq first (cmake --build $BUILD)"
+}
+
+# Each node's hardware, as hwloc XML (the hardware check, issue 15): a two-socket node with 96
+# cores and its GPUs, which p5's Hardware= expects; the SPANK prolog reads $D/topology/NODE.xml
+# (plugstack.conf's hwloc_xml=). Tests rewrite a node's file to make its hardware differ.
+write_topologies() {
+  [ "$STOCK" = 1 ] && return 0
+  mkdir -p "$D/topology"
+  local n
+  for n in "${NODES[@]}"; do
+    "$BUILD/tests/cluster/topology_xml" "$GPUS_PER_NODE" >"$D/topology/$n.xml"
+  done
 }
 
 # A fresh copy, so that rebuilding never rewrites a .so that a daemon has mapped.
@@ -138,6 +152,7 @@ AccountingStoreFlags=job_comment
 JobCompType=jobcomp/none
 EOF
   write_epilog
+  write_topologies
   local i=0 n
   for n in "${NODES[@]}"; do
     echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((NODE_PORT_BASE + i)) CPUs=16 RealMemory=64000 Gres=gpu:$GPUS_PER_NODE State=UNKNOWN" \
@@ -157,13 +172,14 @@ EOF
   if [ "$STOCK" = 1 ]; then
     : >"$D/etc/plugstack.conf"
   else
-    echo "required $D/plugins/spank_shareq.so" >"$D/etc/plugstack.conf"
+    echo "required $D/plugins/spank_shareq.so hwloc_xml=$D/topology/%n.xml" >"$D/etc/plugstack.conf"
   fi
 
   # The image store and each node's image cache belong to this cluster: ImageStore is the
   # cluster's HTTP store, ImageCacheDir a directory per node (%n) under the cluster directory.
   sed -e "s|^ImageStore=.*|ImageStore=http://127.0.0.1:$STORE_PORT|" \
     -e "s|^ImageCacheDir=.*|ImageCacheDir=$D/nodes/%n/images|" \
+    -e "/^Family=p5 /{/Hardware=/!s|\$| Hardware=gpus=$GPUS_PER_NODE,numa=2,cores=96|}" \
     "$SHAREQ_CONF_FILE" >"$D/etc/shareq.conf"
   chmod 0644 "$D/etc/shareq.conf"
 
