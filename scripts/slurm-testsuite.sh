@@ -207,6 +207,23 @@ tidy_cluster() {
   done
 }
 
+# Waits (at most 60 s, then cancels what is left and waits 30 s more) until no job is left and
+# no node is allocated or completing: a test that starts while the last one's nodes are still
+# completing skips at once ("requires there to be at least one idle node").
+wait_cluster_idle() {
+  local i
+  for i in $(seq 90); do
+    if [ -z "$(squeue -h -o %i 2>/dev/null)" ] &&
+      ! sinfo -h -N -o %t 2>/dev/null | grep -qE '^(alloc|mix|comp)'; then
+      return 0
+    fi
+    [ "$i" = 60 ] && tidy_cluster
+    sleep 1
+  done
+  echo "slurm-testsuite: warning: the cluster is still busy before the next test:" >&2
+  sinfo -N >&2 || true
+}
+
 run_mode() {
   local mode=$1 stock=0
   [ "$mode" = stock ] && stock=1
@@ -250,6 +267,7 @@ EOF
       outcome=missing
       secs=0
     else
+      wait_cluster_idle
       start=$(date +%s)
       set +e
       (cd "$work" && timeout -k 15 "$timeout_s" expect -f "./$t" </dev/null >"$dir/$t.log" 2>&1)
