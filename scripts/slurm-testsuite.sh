@@ -4,9 +4,11 @@
 # and once with Slurm's stock plugins (SHAREQ_STOCK=1), and prints the tests whose outcome differs.
 # docs/compatibility.md says which tests and why, and the last result. Needs root (the cluster,
 # and the tests create accounts with sacctmgr); installs `expect` with apt-get when missing.
-# It is not part of scripts/test.sh: a run of the default subset takes about an hour.
+# It is not part of scripts/test.sh: the default subset takes about 70 minutes (35 with the two
+# modes on two clusters at once, see --report).
 #
-# Usage: scripts/slurm-testsuite.sh [--modes shareq,stock] [--timeout SECONDS] [--list] [TEST...]
+# Usage: scripts/slurm-testsuite.sh [--modes shareq,stock] [--timeout SECONDS] [TEST...]
+#        scripts/slurm-testsuite.sh --list | --report [--modes ...]
 #   TEST...          tests to run, e.g. test12.3 test6.7 (default: the subset below)
 #   --modes M[,M]    which runs, in that order: shareq, stock (default: shareq,stock)
 #   --timeout S      per-test limit in seconds (default 300); a test past it counts as timeout
