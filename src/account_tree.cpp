@@ -15,8 +15,13 @@ std::vector<std::string> account_tree_notes(const Config& config,
   std::vector<std::string> notes;
   for (const std::string& share : config.share_names()) {
     if (!parent_of.contains(share)) {
-      notes.push_back("share " + share + " is no account in Slurm's association tree: no job " +
-                      "runs under it until `sacctmgr add account " + share + "`");
+      std::string note = "share ";
+      note += share;
+      note += " is no account in Slurm's association tree: no job runs under it until ";
+      note += "`sacctmgr add account ";
+      note += share;
+      note += '`';
+      notes.push_back(std::move(note));
       continue;
     }
     std::vector<std::string> path = {share};
@@ -25,9 +30,16 @@ std::vector<std::string> account_tree_notes(const Config& config,
          up = parent_of.contains(up) ? parent_of[up] : "") {
       path.push_back(up);
       if (!config.has_share(up)) continue;
-      notes.push_back("share " + share + " is below share " + up + "'s account (" +
-                      text::join(path, " -> ") + "): it is its own share, and " + up +
-                      "'s quota does not cover its jobs (the nearest listed account wins)");
+      std::string note = "share ";
+      note += share;
+      note += " is below share ";
+      note += up;
+      note += "'s account (";
+      note += text::join(path, " -> ");
+      note += "): it is its own share, and ";
+      note += up;
+      note += "'s quota does not cover its jobs (the nearest listed account wins)";
+      notes.push_back(std::move(note));
       break;
     }
   }
