@@ -2,15 +2,16 @@
  * shareq's priority as sprio's columns. sprio sums the factors it receives into its PRIORITY
  * column (age + assoc + fairshare + jobsize + partition + qos + (site - NICE_OFFSET)
  * - (nice - NICE_OFFSET) + tres), so the parts below add up to exactly the priority Slurm
- * schedules by (policy/ordering.hpp: tier + share_rank * 65536 + job_priority * 512 + nice_level):
+ * schedules by (policy/ordering.hpp:
+ * tier + share_rank * 262144 + job_priority * 2600 + nice_level):
  *
- *   FAIRSHARE = share_rank * 65536: the share's standing (furthest below quota, or least decayed
+ *   FAIRSHARE = share_rank * 262144: the share's standing (furthest below quota, or least decayed
  *               usage among borrowers), higher first
- *   ASSOC     = --share-priority (0..99) * 512, inside the share
+ *   ASSOC     = --share-priority (0..99) * 2600, inside the share
  *   NICE      = the job's nice value (--nice, scontrol update Nice=), which sprio subtracts
- *   SITE      = the rest: tier + 256, i.e. 1073742080 (2^30 + 256) when the job fits its share's
- *               quota, else 256, for a nice of -200..200; beyond that also the difference
- *               between the nice value and its coarser nice_level
+ *   SITE      = the rest: tier + 1300, i.e. 1073743124 (2^30 + 1300) when the job fits its
+ *               share's quota, else 1300, for a nice of -1200..1200; beyond that also the
+ *               difference between the nice value and its coarser nice_level
  *   AGE, JOBSIZE, PARTITION, QOS, TRES = 0
  *
  * A job outside every family gets priority 1, all of it in SITE.

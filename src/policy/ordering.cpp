@@ -96,8 +96,8 @@ PriorityFactors pack(const Standing& best, int priority, int64_t nice) {
   return factors;
 }
 
-constexpr int64_t kExactNice = 200;  // |nice| up to this maps one to one
-constexpr uint32_t kCoarseLevels = 55;
+constexpr int64_t kExactNice = 1200;  // |nice| up to this maps one to one
+constexpr uint32_t kCoarseLevels = 99;
 constexpr double kMaxNice = 2147483648.0;  // beyond Slurm's largest nice (2^31 - 3)
 
 // 1..kCoarseLevels for |nice| > kExactNice, on a log scale up to kMaxNice.
@@ -110,12 +110,18 @@ uint32_t coarse_step(int64_t magnitude) {
 
 }  // namespace
 
+// The packing's parts stay in their places: nice under --share-priority, both under the share
+// rank, everything under the tier.
+static_assert(int64_t{99} * kJobPriorityWeight + kNiceCenter + kExactNice + kCoarseLevels <
+              kShareRankWeight);
+static_assert(int64_t{kMaxShareRank} * kShareRankWeight + kShareRankWeight <= kWithinQuotaTier);
+
 uint32_t nice_level(int64_t nice) {
   if (nice >= -kExactNice && nice <= kExactNice) {
     return static_cast<uint32_t>(static_cast<int64_t>(kNiceCenter) - nice);
   }
-  constexpr auto kLowestExact = static_cast<uint32_t>(kNiceCenter - kExactNice);   // 56
-  constexpr auto kHighestExact = static_cast<uint32_t>(kNiceCenter + kExactNice);  // 456
+  constexpr auto kLowestExact = static_cast<uint32_t>(kNiceCenter - kExactNice);   // 100
+  constexpr auto kHighestExact = static_cast<uint32_t>(kNiceCenter + kExactNice);  // 2500
   if (nice > 0) return kLowestExact - coarse_step(nice);
   const int64_t magnitude = nice == INT64_MIN ? INT64_MAX : -nice;
   return kHighestExact + coarse_step(magnitude);

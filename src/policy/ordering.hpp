@@ -24,14 +24,15 @@
 // the family's capacity, are skipped; a job with no usable request gets tier 0 and share rank 0.
 //
 // Packing into Slurm's 32-bit priority (never 0, which Slurm reads as held; below 2^31):
-//   priority = tier + share_rank * 65536 + job_priority * 512 + nice_level
+//   priority = tier + share_rank * 262144 + job_priority * 2600 + nice_level
 //   tier         = 2^30 when within quota, else 0
-//   share_rank   = 1..2^14-1, dense (equal standing, equal rank), higher first; 0 = unranked
-//                  (a site with more than 16383 (share, family) pairs ties its lowest ones)
+//   share_rank   = 1..2^12-1, dense (equal standing, equal rank), higher first; 0 = unranked
+//                  (a site with more than 4095 (share, family) pairs ties its lowest ones)
 //   job_priority = --share-priority clamped to 0..99
-//   nice_level   = 256 - nice for a nice of -200..200 (exact); beyond that, 1..55 (positive) or
-//                  457..511 (negative) in steps of about 0.4 of a doubling: order kept, equal
-//                  levels for nice values close together
+//   nice_level   = 1300 - nice for a nice of -1200..1200 (exact: `--nice=1000` lowers the
+//                  priority by 1000, as under Slurm's own priority plugins); beyond that, 1..99
+//                  (positive) or 2501..2599 (negative) in steps of about a quarter of a doubling:
+//                  order kept, equal levels for nice values close together
 // Ranks are per (share, family) pair and computed once per call: O(pairs log pairs); then each
 // job costs O(its requests).
 #pragma once
@@ -58,16 +59,16 @@ struct PriorityFactors {
   uint32_t share_rank = 0;    // the share's standing (criterion 2) as a number, higher first
   uint32_t job_priority = 0;  // --share-priority's part (0..99)
   int64_t nice = 0;           // the job's nice value, as given
-  uint32_t nice_level = 0;    // nice's part of `priority` (1..511, 256 for nice 0)
+  uint32_t nice_level = 0;    // nice's part of `priority` (1..2599, 1300 for nice 0)
 };
 
 inline constexpr uint32_t kWithinQuotaTier = uint32_t{1} << 30;
-inline constexpr uint32_t kNiceCenter = 256;  // nice_level of nice 0
-inline constexpr uint32_t kJobPriorityWeight = 512;
-inline constexpr uint32_t kShareRankWeight = 65536;
-inline constexpr uint32_t kMaxShareRank = (uint32_t{1} << 14) - 1;
+inline constexpr uint32_t kNiceCenter = 1300;  // nice_level of nice 0
+inline constexpr uint32_t kJobPriorityWeight = 2600;
+inline constexpr uint32_t kShareRankWeight = uint32_t{1} << 18;
+inline constexpr uint32_t kMaxShareRank = (uint32_t{1} << 12) - 1;
 
-// nice_level (formula above): non-increasing in `nice`, 1..511.
+// nice_level (formula above): non-increasing in `nice`, 1..2599.
 uint32_t nice_level(int64_t nice);
 
 // Every (share, family) pair's standing, for both tiers; computed once, used for many jobs.

@@ -21,28 +21,28 @@ static double sprio_total(const priority_factors_t* o) {
 
 static void sprio_columns_add_up_to_the_priority(void** state) {
   (void)state;
-  /* within quota: tier 2^30, share rank 3, --share-priority 80, nice 0 (level 256) */
-  shareq_priority_parts_t within = {true, (1u << 30) + 3 * 65536 + 80 * 512 + 256, 1u << 30, 3, 80,
-                                    0};
+  /* within quota: tier 2^30, share rank 3, --share-priority 80, nice 0 (level 1300) */
+  shareq_priority_parts_t within = {
+      true, (1u << 30) + 3 * 262144 + 80 * 2600 + 1300, 1u << 30, 3, 80, 0};
   priority_factors_t o;
   memset(&o, 0, sizeof(o));
   shareq_fill_priority_factors(&within, &o);
-  assert_int_equal(o.priority_site - NICE_OFFSET, (1u << 30) + 256);
-  assert_true(o.priority_fs == 3 * 65536);
-  assert_true(o.priority_assoc == 80 * 512);
+  assert_int_equal(o.priority_site - NICE_OFFSET, (1u << 30) + 1300);
+  assert_true(o.priority_fs == 3 * 262144);
+  assert_true(o.priority_assoc == 80 * 2600);
   assert_int_equal(o.nice, NICE_OFFSET);
   assert_true(o.priority_age == 0 && o.tres_cnt == 0 && o.priority_tres == NULL);
   assert_true(sprio_total(&o) == within.priority);
 
-  /* borrowing, nice 100 (level 156): NICE shows 100, SITE stays 256 */
-  shareq_priority_parts_t borrow = {true, 2 * 65536 + 10 * 512 + 156, 0, 2, 10, 100};
+  /* borrowing, nice 100 (level 1200): NICE shows 100, SITE stays 1300 */
+  shareq_priority_parts_t borrow = {true, 2 * 262144 + 10 * 2600 + 1200, 0, 2, 10, 100};
   shareq_fill_priority_factors(&borrow, &o);
-  assert_int_equal(o.priority_site - NICE_OFFSET, 256);
+  assert_int_equal(o.priority_site - NICE_OFFSET, 1300);
   assert_int_equal(o.nice - NICE_OFFSET, 100);
   assert_true(sprio_total(&o) == borrow.priority);
 
   /* a negative nice (operators only) */
-  shareq_priority_parts_t ahead = {true, 2 * 65536 + 10 * 512 + 306, 0, 2, 10, -50};
+  shareq_priority_parts_t ahead = {true, 2 * 262144 + 10 * 2600 + 1350, 0, 2, 10, -50};
   shareq_fill_priority_factors(&ahead, &o);
   assert_int_equal((int64_t)o.nice - (int64_t)NICE_OFFSET, -50);
   assert_true(sprio_total(&o) == ahead.priority);

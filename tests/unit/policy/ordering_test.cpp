@@ -122,20 +122,21 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(NiceLevel, ExactNearZeroOrderedBeyondAndAlwaysInRange) {
   EXPECT_EQ(nice_level(0), kNiceCenter);
-  EXPECT_EQ(nice_level(200), kNiceCenter - 200);
-  EXPECT_EQ(nice_level(-200), kNiceCenter + 200);
+  EXPECT_EQ(nice_level(1000), kNiceCenter - 1000);  // as Slurm's own plugins: nice is subtracted
+  EXPECT_EQ(nice_level(1200), kNiceCenter - 1200);
+  EXPECT_EQ(nice_level(-1200), kNiceCenter + 1200);
   uint32_t last = nice_level(-2147483645);
-  EXPECT_LE(last, 511u);
+  EXPECT_LT(last, kJobPriorityWeight);
   for (int64_t nice = -2147483645; nice < 2147483645; nice += nice < 0 ? -nice / 2 + 1 : nice + 1) {
     const uint32_t level = nice_level(nice);
     EXPECT_LE(level, last) << nice;
     EXPECT_GE(level, 1u) << nice;
     last = level;
   }
-  EXPECT_GT(nice_level(1000), nice_level(10000));
-  EXPECT_GT(nice_level(201), nice_level(100000000));
+  EXPECT_GT(nice_level(1201), nice_level(10000));
+  EXPECT_GT(nice_level(10000), nice_level(100000000));
   EXPECT_GE(nice_level(INT64_MAX), 1u);
-  EXPECT_LE(nice_level(INT64_MIN), 511u);
+  EXPECT_LT(nice_level(INT64_MIN), kJobPriorityWeight);
 }
 
 TEST(Order, EqualStandingAndPriorityTieSoSlurmOrdersByAge) {
@@ -159,13 +160,13 @@ TEST(Order, PacksTheFactorsAsDocumented) {
   EXPECT_EQ(w.job_priority, 42u);
   EXPECT_GE(w.share_rank, 1u);
   EXPECT_EQ(w.nice_level, kNiceCenter);  // nice 0
-  EXPECT_EQ(w.priority,
-            w.tier + w.share_rank * kShareRankWeight + w.job_priority * kJobPriorityWeight + 256);
+  EXPECT_EQ(w.priority, w.tier + w.share_rank * kShareRankWeight +
+                            w.job_priority * kJobPriorityWeight + kNiceCenter);
   const PriorityFactors b = prioritize_one(world.ledger(), {}, borrower);
   EXPECT_FALSE(b.within_quota);
   EXPECT_EQ(b.tier, 0u);
   EXPECT_EQ(b.job_priority, 99u);  // clamped
-  EXPECT_EQ(b.priority, b.share_rank * kShareRankWeight + 99 * kJobPriorityWeight + 256);
+  EXPECT_EQ(b.priority, b.share_rank * kShareRankWeight + 99 * kJobPriorityWeight + kNiceCenter);
 }
 
 TEST(Order, PriorityIsNeverZero) {
