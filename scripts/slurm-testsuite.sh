@@ -27,7 +27,8 @@
 #   SHAREQ_TS_MODES     like --modes; SHAREQ_TS_TIMEOUT like --timeout
 #   SHAREQ_TS_ACCOUNT   root's default account in both modes (default prodexp2, the share of
 #                       slurm-conf/shareq.conf in both partitions): the tests run as root and
-#                       submit without --account, and shareq takes only accounts that are shares
+#                       submit without --account; under root's own account (no share) their
+#                       jobs would only borrow idle capacity (UnlistedAccounts=borrow)
 #   SHAREQ_TS_OUT       where results go (default <SHAREQ_BUILD_DIR>/slurm-testsuite):
 #                       results.tsv (test, one outcome per mode, differs), MODE/TEST.log per test,
 #                       MODE/slurmctld.log, MODE/times.tsv
