@@ -13,6 +13,7 @@
 #include <mutex>
 #include <string>
 
+#include "node_drain.hpp"
 #include "policy/held_capacity.hpp"
 #include "slurm_api_compat.h"
 #include "slurm_job_info.hpp"
@@ -202,16 +203,7 @@ Result<std::vector<std::string>> load_node_partitions(const std::string& node) {
 
 Result<bool> drain_node(const std::string& node, const std::string& reason) {
   init_once();
-  update_node_msg_t update;
-  slurm_init_update_node_msg(&update);
-  std::string names = node;
-  std::string text = reason;
-  update.node_names = names.data();
-  update.node_state = NODE_STATE_DRAIN;
-  update.reason = text.data();
-  update.reason_uid = getuid();
-  if (slurm_update_node(&update) != SLURM_SUCCESS) {
-    const int code = errno;
+  if (const int code = request_node_drain(node, reason); code != 0) {
     return Error{"slurmctld", "cannot drain " + node + ": " + str(slurm_strerror(code)) +
                                   " (draining needs root or SlurmUser)"};
   }

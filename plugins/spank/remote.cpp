@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "config.hpp"
+#include "node_drain.hpp"
 #include "node_library.hpp"
 #include "node_paths.hpp"
 #include "slurm_conf_path.hpp"
@@ -140,16 +141,8 @@ std::string topology_xml_argument(int ac, char** av, const std::string& node) {
 // Drains `node` with `reason` through slurmctld (this runs as root in slurmd's job script
 // context); slurmctld keeps this reason over its own "Prolog error".
 void drain_node(const std::string& node, const std::string& reason) {
-  update_node_msg_t update;
-  slurm_init_update_node_msg(&update);
-  std::string names = node;
-  std::string text = reason;
-  update.node_names = names.data();
-  update.node_state = NODE_STATE_DRAIN;
-  update.reason = text.data();
-  update.reason_uid = ::getuid();
-  if (slurm_update_node(&update) != SLURM_SUCCESS) {
-    log_error("prolog: hardware: cannot drain " + node + ": " + slurm_strerror(errno) +
+  if (const int code = request_node_drain(node, reason); code != 0) {
+    log_error("prolog: hardware: cannot drain " + node + ": " + slurm_strerror(code) +
               " (the failed prolog drains it with Slurm's reason)");
   }
 }

@@ -236,3 +236,18 @@ def test_check_config_notes_a_share_below_another_and_a_share_that_is_no_account
         "nearest listed account wins)"], out.stdout
     plain = c.shareq("check-config", str(path))
     assert plain.returncode == 0 and "# note:" not in plain.stdout
+
+
+def test_an_operators_explicit_priority_holds_over_shareqs_order(accounts):
+    c = accounts
+    fill = fill_p4(c)
+    older = node_job(c, "alice", "-A", "prodexp2", script="sleep 60")
+    younger = node_job(c, "alice", "-A", "prodexp2", script="sleep 60")
+    wait_until("both ranked", lambda: pending_priority(c, older) and pending_priority(c, younger))
+    held = pending_priority(c, older) + 5
+    c.scontrol("update", f"JobId={younger}", f"Priority={held}")
+    wait_until("the explicit priority", lambda: pending_priority(c, younger) == held)
+    c.run(["scancel", str(fill[0])])
+    c.wait_state(younger, "RUNNING", timeout=60)  # shareq's recalculations left it in place
+    assert c.job_state(older) == "PENDING"
+    assert pending_priority(c, older) < held
