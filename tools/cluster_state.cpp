@@ -16,6 +16,11 @@ policy::JobRecord job_record_of(const JobInfo& job) {
           job.submit_time, job.start_time, job.nice};
 }
 
+std::string share_name_of(const policy::Policy& policy, const JobInfo& job) {
+  const auto share = policy::share_of(policy, job_record_of(job));
+  return share ? policy.share_name(*share) : to_lower(job.account);
+}
+
 namespace {
 
 std::vector<policy::RunningJob> running_of(const policy::Policy& policy,

@@ -40,6 +40,9 @@ namespace shareq::tool {
 // controller plugins' side: ctld/slurm_jobs.cpp's running_record and pending_record).
 policy::JobRecord job_record_of(const JobInfo& job);
 
+// The name of the job's share under `policy` (policy::share_of), else its account, lower-case.
+std::string share_name_of(const policy::Policy& policy, const JobInfo& job);
+
 // A warm pool that holds its nodes for its owner's share (WarmPoolMode=reserve).
 struct ReservedPoolInfo {
   std::string name;                // "wp-3"

@@ -49,8 +49,7 @@ FamilyStatus one_family(const ClusterState& state, policy::FamilyId f, int64_t n
                       {}};
   if (const JobInfo* next = state.next_to_start(f, now)) {
     family.next_job = next->id;
-    const auto share = policy::share_of(state.policy(), job_record_of(*next));
-    family.next_share = share ? state.policy().share_name(*share) : to_lower(next->account);
+    family.next_share = share_name_of(state.policy(), *next);
   }
   for (size_t s = 0; s < state.policy().share_count(); ++s) {
     const auto share = static_cast<policy::ShareId>(s);

@@ -172,10 +172,8 @@ void line(std::string& out, std::string_view label, const std::string& value) {
 std::string header(const ClusterState& state, const JobInfo& info) {
   const auto tag = policy::submission_tag(info.admin_comment);
   const int priority = tag ? tag->priority : state.policy().default_priority;
-  const auto share = policy::share_of(state.policy(), job_record_of(info));
-  std::string share_words = share ? state.policy().share_name(*share) : to_lower(info.account);
-  if (share && to_lower(info.account) != share_words)
-    share_words += " (account " + info.account + ")";
+  std::string share_words = share_name_of(state.policy(), info);
+  if (to_lower(info.account) != share_words) share_words += " (account " + info.account + ")";
   std::string nice;
   if (info.nice != 0) nice = ", nice " + std::to_string(info.nice);
   return "job " + std::to_string(info.id) + ": " + info.state_name + ", user " + info.user +

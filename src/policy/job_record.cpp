@@ -11,6 +11,18 @@ int64_t amount_in(const Policy& policy, FamilyId family, const JobRecord& job) {
   return std::max<int64_t>(policy.family(family).unit == Unit::Gpu ? job.gpus : job.nodes, 0);
 }
 
+// The job's share from its decoded tag (rules in the header).
+std::optional<ShareId> share_from(const Policy& policy, const std::optional<Submission>& tag,
+                                  const JobRecord& job) {
+  if (tag && !tag->share.empty()) return policy.share_id(tag->share);
+  if (const auto share = policy.share_id(job.account)) return share;
+  return policy.unlisted_share();
+}
+
+int priority_from(const Policy& policy, const std::optional<Submission>& tag) {
+  return tag ? tag->priority : policy.default_priority;
+}
+
 }  // namespace
 
 std::optional<Submission> submission_tag(std::string_view admin_comment) {
@@ -21,37 +33,33 @@ std::optional<Submission> submission_tag(std::string_view admin_comment) {
 }
 
 int submitted_priority(const Policy& policy, std::string_view admin_comment) {
-  const std::optional<Submission> tag = submission_tag(admin_comment);
-  return tag ? tag->priority : policy.default_priority;
+  return priority_from(policy, submission_tag(admin_comment));
 }
 
 std::optional<ShareId> share_of(const Policy& policy, const JobRecord& job) {
-  const std::optional<Submission> tag = submission_tag(job.admin_comment);
-  if (tag && !tag->share.empty()) return policy.share_id(tag->share);
-  if (const auto share = policy.share_id(job.account)) return share;
-  return policy.unlisted_share();
+  return share_from(policy, submission_tag(job.admin_comment), job);
 }
 
+// as_running and as_pending decode the tag once: they run for every job of every ranking.
 std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job) {
   if (job.partitions.empty()) return std::nullopt;
-  const auto share = share_of(policy, job);
+  const std::optional<Submission> tag = submission_tag(job.admin_comment);
+  const auto share = share_from(policy, tag, job);
   const auto family = policy.family_of_partition(job.partitions.front());
   if (!share || !family) return std::nullopt;
-  return RunningJob{job.id,
-                    *share,
-                    *family,
-                    amount_in(policy, *family, job),
-                    submitted_priority(policy, job.admin_comment),
-                    job.start_time};
+  return RunningJob{
+      job.id,        *share, *family, amount_in(policy, *family, job), priority_from(policy, tag),
+      job.start_time};
 }
 
 std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job) {
-  const auto share = share_of(policy, job);
+  const std::optional<Submission> tag = submission_tag(job.admin_comment);
+  const auto share = share_from(policy, tag, job);
   if (!share) return std::nullopt;
   PendingJob p;
   p.id = job.id;
   p.share = *share;
-  p.priority = submitted_priority(policy, job.admin_comment);
+  p.priority = priority_from(policy, tag);
   p.nice = job.nice;
   p.submit_time = job.submit_time;
   for (const std::string& partition : job.partitions) {
