@@ -158,6 +158,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "out of range"},
         ErrorCase{"unknown pool mode", "WarmPoolMode=fast", 1, "WarmPoolMode",
                   "allowed: prefer, reserve"},
+        ErrorCase{"unknown unlisted accounts choice", "UnlistedAccounts=maybe", 1,
+                  "UnlistedAccounts", "\"maybe\" is not a choice; allowed: borrow, refuse"},
         ErrorCase{"unknown match field", "WarmPoolMatch=image,gpu", 1, "WarmPoolMatch",
                   "\"gpu\" is not a field"},
         ErrorCase{"duplicate match field", "WarmPoolMatch=image,IMAGE", 1, "WarmPoolMatch",
@@ -218,10 +220,12 @@ TEST(ConfigParser, KeysAndUnitsIgnoreCaseCommentsAndBlankLinesAreSkipped) {
   const Config config = must_parse(
       "  # comment\r\n\r\nfamily=p4 PARTITIONS=p4 capacity=NODE=4   # trailing comment\r\n"
       "\tshare=A family=p4 quota=Node=1 borrowlimit=unlimited\n"
-      "warmpoolmode=RESERVE\n");
+      "warmpoolmode=RESERVE\nunlistedaccounts=Refuse\n");
   ASSERT_EQ(config.shares.size(), 1u);
   EXPECT_EQ(config.families[0].capacity, 4);
   EXPECT_EQ(config.warm_pool_mode, WarmPoolMode::Reserve);
+  EXPECT_EQ(config.unlisted_accounts, UnlistedAccounts::Refuse);
+  EXPECT_EQ(must_parse(kClusterConf).unlisted_accounts, UnlistedAccounts::Borrow);  // default
 }
 
 TEST(ConfigParser, SameShareInTwoFamiliesIsFine) {
