@@ -65,7 +65,7 @@ std::vector<std::string> sorted_unique(std::vector<std::string> names) {
 
 bool same_family(const Family& a, const Family& b) {
   return a.name == b.name && a.partitions == b.partitions && a.unit == b.unit &&
-         a.capacity == b.capacity && a.hardware == b.hardware;
+         a.capacity == b.capacity && a.hardware == b.hardware && a.fallback == b.fallback;
 }
 
 bool same_quota(const ShareQuota& a, const ShareQuota& b) {
@@ -93,6 +93,21 @@ std::vector<std::string> Config::share_names_in(std::string_view family) const {
   return sorted_unique(std::move(names));
 }
 
+std::vector<std::string> config_warnings(const Config& config) {
+  std::vector<std::string> warnings;
+  for (const Family& family : config.families) {
+    for (const std::string& to : family.fallback) {
+      for (const std::string& share : config.share_names_in(family.name)) {
+        if (config.find_quota(share, to) != nullptr) continue;
+        warnings.push_back("share " + share + " has no Share= line in family " + to +
+                           ", a Fallback= family of " + family.name + ": its jobs in " +
+                           family.name + " do not fall back to " + to);
+      }
+    }
+  }
+  return warnings;
+}
+
 bool equivalent(const Config& a, const Config& b) {
   return std::equal(a.families.begin(), a.families.end(), b.families.begin(), b.families.end(),
                     same_family) &&
@@ -106,7 +121,8 @@ bool equivalent(const Config& a, const Config& b) {
          a.max_keep_alive_s == b.max_keep_alive_s &&
          a.max_warm_pool_lifetime_s == b.max_warm_pool_lifetime_s &&
          a.warm_pool_mode == b.warm_pool_mode && a.warm_pool_match == b.warm_pool_match &&
-         a.unlisted_accounts == b.unlisted_accounts && a.image_store == b.image_store &&
+         a.unlisted_accounts == b.unlisted_accounts && a.fallback_delay_s == b.fallback_delay_s &&
+         a.max_fallback_requeues == b.max_fallback_requeues && a.image_store == b.image_store &&
          a.image_cache_dir == b.image_cache_dir &&
          a.image_cache_size_bytes == b.image_cache_size_bytes;
 }

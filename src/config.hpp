@@ -4,6 +4,7 @@
 // case-insensitive, values case-sensitive except share names (matched like Slurm account names,
 // without regard to case). Lines:
 //   Family=NAME Partitions=P[,P...] Capacity=node=N | Capacity=gres/gpu=N [Hardware=SPEC]
+//          [Fallback=FAMILY[,FAMILY...]]
 //   Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] [LendLimit=LIMIT]
 //   Key=Value for the global settings below.
 // LIMIT is an amount in the family's unit (node=N / gres/gpu=N), P% of the share's quota, or
@@ -48,6 +49,9 @@ struct Family {
   // Hardware=; empty: the family's nodes' hardware is not checked. Last, so that the brace
   // initialisers of the fields above keep their meaning.
   HardwareSpec hardware{};
+  // Fallback=: the compatible families, in order, where a job of this family may start once it
+  // waited FallbackDelay (or at once after a node or prolog failure). Not transitive.
+  std::vector<std::string> fallback{};
 };
 
 // One Share= line: a share's quota in one family.
@@ -86,6 +90,8 @@ struct Config {
       int64_t{28} * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
   WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;             // WarmPoolMode
   UnlistedAccounts unlisted_accounts = UnlistedAccounts::Borrow;  // UnlistedAccounts
+  int64_t fallback_delay_s = 300;                                 // FallbackDelay
+  int max_fallback_requeues = 3;                                  // MaxFallbackRequeues
   std::vector<MatchField> warm_pool_match = {MatchField::Image, MatchField::Account,
                                              MatchField::User, MatchField::Partition,
                                              MatchField::Nodes};  // WarmPoolMatch
@@ -147,6 +153,11 @@ std::string shareq_conf_beside(const std::string& slurm_conf_path);
 
 // The configuration in shareq.conf syntax, every setting explicit (what check-config prints).
 std::string format_config(const Config& config);
+
+// What is allowed but likely not meant, one sentence each (check-config prints them as warnings):
+// a share with a quota in a family but none in one of its Fallback= families (its jobs do not
+// fall back there).
+std::vector<std::string> config_warnings(const Config& config);
 
 // Lower-cases an ASCII name, as Slurm stores account names.
 std::string to_lower(std::string_view name);

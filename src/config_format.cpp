@@ -13,6 +13,9 @@ std::string format_family(const Family& family) {
   if (!family.hardware.empty()) {
     out += " Hardware=" + format_hardware_spec(family.hardware);
   }
+  if (!family.fallback.empty()) {
+    out += " Fallback=" + text::join(family.fallback, ",");
+  }
   return out + "\n";
 }
 

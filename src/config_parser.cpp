@@ -25,12 +25,12 @@ namespace {
 constexpr std::string_view kNameChars = "_.-";
 constexpr std::string_view kFamilyHelp =
     "a Family line is Family=NAME Partitions=P[,P...] Capacity=node=N|gres/gpu=N "
-    "[Hardware=gpus=N,numa=N,cores=N]";
+    "[Hardware=gpus=N,numa=N,cores=N] [Fallback=FAMILY[,FAMILY...]]";
 constexpr std::string_view kShareHelp =
     "a Share line is Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] "
     "[LendLimit=LIMIT]";
-constexpr std::array<std::string_view, 4> kFamilyKeys = {"Family", "Partitions", "Capacity",
-                                                         "Hardware"};
+constexpr std::array<std::string_view, 5> kFamilyKeys = {"Family", "Partitions", "Capacity",
+                                                         "Hardware", "Fallback"};
 constexpr std::array<std::string_view, 5> kShareKeys = {"Share", "Family", "Quota", "BorrowLimit",
                                                         "LendLimit"};
 
@@ -83,6 +83,7 @@ class Parser {
     for (const PendingShare& share : pending_) {
       resolve_share(share);
     }
+    check_fallbacks();
     std::stable_sort(errors_.begin(), errors_.end(),
                      [](const ConfigError& a, const ConfigError& b) { return a.line < b.line; });
     ParseResult result;
@@ -137,7 +138,7 @@ class Parser {
   }
 
   void unknown_first_key(int line, std::string_view key) {
-    for (std::string_view record_key : {"Partitions", "Capacity", "Hardware"}) {
+    for (std::string_view record_key : {"Partitions", "Capacity", "Hardware", "Fallback"}) {
       if (text::iequals(key, record_key)) {
         return error(line, std::string(record_key),
                      "belongs on a Family line, after Family=NAME; " + std::string(kFamilyHelp));
@@ -189,7 +190,7 @@ class Parser {
     error(line, std::string(key), "missing; " + std::string(help));
   }
 
-  void parse_family(int line, const std::array<Field, 4>& fields) {
+  void parse_family(int line, const std::array<Field, 5>& fields) {
     bool ok =
         fields[0].value.has_value() && fields[1].value.has_value() && fields[2].value.has_value();
     for (size_t i = 1; i < 3; ++i) {
@@ -214,8 +215,48 @@ class Parser {
     if (fields[3].value) {
       ok = parse_hardware(line, *fields[3].value, family) && ok;
     }
+    if (fields[4].value && named) {
+      ok = parse_fallback(line, *fields[4].value, family) && ok;
+    }
     if (ok) {
       config_.families.push_back(std::move(family));
+    }
+  }
+
+  // Fallback=F[,F...]: names only here; that each names another family is checked once every
+  // Family line is read (check_fallbacks), since a fallback may be defined further down.
+  bool parse_fallback(int line, std::string_view value, Family& family) {
+    for (std::string_view word : text::split(value, ',')) {
+      const std::string name(word);
+      if (!valid_name(name)) {
+        error(line, "Fallback",
+              text::quote(name) +
+                  " is not a family name; allowed: a comma-separated list of families defined "
+                  "in this file, e.g. Fallback=p4,p4de");
+        return false;
+      }
+      if (std::find(family.fallback.begin(), family.fallback.end(), name) !=
+          family.fallback.end()) {
+        error(line, "Fallback",
+              "family " + name + " is listed twice; each fallback family is listed once");
+        return false;
+      }
+      family.fallback.push_back(name);
+    }
+    return true;
+  }
+
+  // Each family's Fallback= names other families that exist.
+  void check_fallbacks() {
+    for (const Family& family : config_.families) {
+      for (const std::string& name : family.fallback) {
+        if (name == family.name) {
+          error(family.line, "Fallback",
+                "family " + name + " falls back to itself; allowed: other families");
+        } else if (config_.find_family(name) == nullptr && !family_lines_.contains(name)) {
+          unknown_family(family.line, name, "Fallback");
+        }
+      }
     }
   }
 
@@ -339,12 +380,12 @@ class Parser {
     }
   }
 
-  void unknown_family(int line, const std::string& name) {
+  void unknown_family(int line, const std::string& name, std::string key = "Family") {
     std::vector<std::string> names;
     for (const auto& [family_name, family_line] : family_lines_) {
       names.push_back(family_name);
     }
-    error(line, "Family",
+    error(line, std::move(key),
           "no family " + text::quote(name) + " in this file; families: " +
               (names.empty() ? std::string("none") : text::join(names)));
   }

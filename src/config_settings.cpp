@@ -116,7 +116,16 @@ Message apply_image_cache_dir(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
-constexpr std::array<GlobalSetting, 13> kSettings = {{
+Message apply_max_fallback_requeues(Config& config, std::string_view value) {
+  const text::Number number = text::parse_decimal(value, 100);
+  if (number.status != text::NumberStatus::Ok) {
+    return text::number_message(value, number, "0..100");
+  }
+  config.max_fallback_requeues = static_cast<int>(number.value);
+  return std::nullopt;
+}
+
+constexpr std::array<GlobalSetting, 15> kSettings = {{
     {"DefaultPriority", "0..99", apply_default_priority,
      [](const Config& c) { return std::to_string(c.default_priority); }},
     {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
@@ -157,6 +166,13 @@ constexpr std::array<GlobalSetting, 13> kSettings = {{
      [](const Config& c) {
        return std::string(c.unlisted_accounts == UnlistedAccounts::Refuse ? "refuse" : "borrow");
      }},
+    {"FallbackDelay", "a non-negative number of seconds, optionally with suffix s, m, h or d",
+     [](Config& c, std::string_view v) {
+       return store(units::parse_duration(v), c.fallback_delay_s);
+     },
+     [](const Config& c) { return units::format_duration(c.fallback_delay_s); }},
+    {"MaxFallbackRequeues", "0..100", apply_max_fallback_requeues,
+     [](const Config& c) { return std::to_string(c.max_fallback_requeues); }},
     {"WarmPoolMatch", "a comma-separated list of image, account, user, partition, nodes, each once",
      apply_warm_pool_match, format_match},
     {"ImageStore", "an absolute directory (/...) or an http:// or https:// URL", apply_image_store,

@@ -137,4 +137,10 @@ Result<int64_t> parse_keep_alive(std::string_view text, int64_t max_seconds) {
   return seconds;
 }
 
+Result<bool> parse_fallback_choice(std::string_view text) {
+  if (text::iequals(text, "yes")) return true;
+  if (text::iequals(text, "no")) return false;
+  return flag_error(kFallbackFlag, text::quote(text) + " is not a choice; allowed: yes, no");
+}
+
 }  // namespace shareq

@@ -1,4 +1,5 @@
-// The submission flags (--share, --share-priority, --image, --keep-alive): their names and each
+// The submission flags (--share, --share-priority, --image, --keep-alive, --fallback): their
+// names and each
 // value's parser.
 //
 // The same parsers run client-side in the SPANK plugin (syntax only) and in slurmctld's
@@ -19,6 +20,7 @@ inline constexpr std::string_view kShareFlag = "--share";
 inline constexpr std::string_view kPriorityFlag = "--share-priority";
 inline constexpr std::string_view kImageFlag = "--image";
 inline constexpr std::string_view kKeepAliveFlag = "--keep-alive";
+inline constexpr std::string_view kFallbackFlag = "--fallback";
 
 inline constexpr int kMinSharePriority = 0;
 inline constexpr int kMaxSharePriority = 99;
@@ -40,5 +42,7 @@ Result<int> parse_share_priority(std::string_view text);
 Result<ImageRef> parse_image_ref(std::string_view text);
 // A decimal number of seconds, 0..max_seconds. Client side passes INT64_MAX as max.
 Result<int64_t> parse_keep_alive(std::string_view text, int64_t max_seconds);
+// yes or no, any case: whether the job may start in its family's Fallback= families.
+Result<bool> parse_fallback_choice(std::string_view text);
 
 }  // namespace shareq

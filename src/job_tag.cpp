@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kTagField = "tag";
 constexpr std::string_view kTagPrefix = "shareq:";
 constexpr std::string_view kTagForm =
-    "expected \"shareq:share=NAME,priority=N,keep_alive=SECONDS[,image=REF]\"";
+    "expected \"shareq:share=NAME,priority=N,keep_alive=SECONDS[,image=REF][,home=FAMILY]\"";
 
 Error tag_error(std::string_view tag, std::string_view problem) {
   return Error{std::string(kTagField), text::quote(tag) + " is not a shareq job tag: " +
@@ -26,6 +26,11 @@ std::optional<std::string_view> value_of(std::string_view word, std::string_view
   return word.substr(key.size() + 1);
 }
 
+// As a Family= name may be (config_parser.cpp).
+bool valid_family_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && text::all_of_charset(name, "_.-");
+}
+
 }  // namespace
 
 std::string encode_submission(const Submission& submission) {
@@ -34,6 +39,9 @@ std::string encode_submission(const Submission& submission) {
                     ",keep_alive=" + std::to_string(submission.keep_alive_s);
   if (submission.image) {
     tag += ",image=" + submission.image->to_string();
+  }
+  if (!submission.home.empty()) {
+    tag += ",home=" + submission.home;
   }
   return tag;
 }
@@ -44,7 +52,7 @@ Result<Submission> decode_submission(std::string_view text) {
   }
   std::vector<std::string_view> words = text::split(text.substr(kTagPrefix.size()), ',');
   words.insert(words.begin(), kTagPrefix);
-  if (words.size() < 4 || words.size() > 5) {
+  if (words.size() < 4 || words.size() > 6) {
     return tag_error(text, "wrong shape");
   }
   Submission submission;
@@ -75,13 +83,24 @@ Result<Submission> decode_submission(std::string_view text) {
     return tag_error(text, "bad keep_alive");
   }
   submission.keep_alive_s = parsed_keep_alive.value();
-  if (words.size() == 5) {
-    const auto image = value_of(words[4], "image");
+  size_t next = 4;
+  if (next < words.size() && words[next].starts_with("image=")) {
+    const auto image = value_of(words[next++], "image");
     Result<ImageRef> parsed_image = parse_image_ref(image.value_or(""));
     if (!parsed_image || parsed_image.value().to_string() != *image) {
       return tag_error(text, "bad image");
     }
     submission.image = parsed_image.value();
+  }
+  if (next < words.size()) {
+    const auto home = value_of(words[next++], "home");
+    if (!home || !valid_family_name(*home)) {
+      return tag_error(text, "bad home");
+    }
+    submission.home = std::string(*home);
+  }
+  if (next != words.size()) {
+    return tag_error(text, "wrong shape");
   }
   return submission;
 }

@@ -1,6 +1,8 @@
 // The job tag: a job's accepted Submission as one line, which job_submit/shareq keeps on the job
 // record (the first word of its AdminComment), e.g.
-//   "shareq:share=prodexp1,priority=80,keep_alive=900,image=llama-train"
+//   "shareq:share=prodexp1,priority=80,keep_alive=900,image=llama-train,home=p5"
+// (image= and home= only when set: home= names the family a job with fallback partitions was
+// submitted to, fallback.hpp)
 // Fields in that order, comma-separated, with no space so that the tag stays one word in
 // `scontrol -o show job` and sacct's parsable output; every value canonical (lower-case share, no
 // leading zeros, lower-case digest).

@@ -1,5 +1,8 @@
 // validate_submission: a job's flags checked against shareq.conf, as job_submit/shareq does.
 #include "submission.hpp"
+
+#include <algorithm>
+
 #include "text.hpp"
 
 namespace shareq {
@@ -109,7 +112,40 @@ Result<std::string> resolve_share(const Config& config, const SubmitFlags& flags
   return share;
 }
 
+// The one family of the job's governed partitions; nullptr when there is none or several.
+const Family* home_family(const Config& config, const JobContext& job) {
+  const Family* home = nullptr;
+  for (const std::string& partition : job.partitions) {
+    const Family* family = config.family_of_partition(partition);
+    if (family == nullptr) continue;
+    if (home != nullptr && home != family) return nullptr;
+    home = family;
+  }
+  return home;
+}
+
 }  // namespace
+
+std::vector<std::string> fallback_partitions(const Config& config, const std::string& share,
+                                             const JobContext& job, bool fallback_wanted) {
+  std::vector<std::string> added;
+  const Family* home = fallback_wanted && !share.empty() ? home_family(config, job) : nullptr;
+  if (home == nullptr) return added;
+  for (const std::string& name : home->fallback) {
+    const Family* family = config.find_family(name);
+    if (family == nullptr ||
+        (share != kUnlistedShare && config.find_quota(share, family->name) == nullptr)) {
+      continue;
+    }
+    for (const std::string& partition : family->partitions) {
+      const bool listed = std::find(job.partitions.begin(), job.partitions.end(), partition) !=
+                              job.partitions.end() ||
+                          std::find(added.begin(), added.end(), partition) != added.end();
+      if (!listed) added.push_back(partition);
+    }
+  }
+  return added;
+}
 
 Result<Submission> validate_submission(const Config& config, const SubmitFlags& flags,
                                        const JobContext& job) {
@@ -140,6 +176,17 @@ Result<Submission> validate_submission(const Config& config, const SubmitFlags& 
       return keep_alive.error();
     }
     submission.keep_alive_s = keep_alive.value();
+  }
+  bool fallback_wanted = true;
+  if (flags.fallback) {
+    Result<bool> choice = parse_fallback_choice(*flags.fallback);
+    if (!choice) {
+      return choice.error();
+    }
+    fallback_wanted = choice.value();
+  }
+  if (!fallback_partitions(config, submission.share, job, fallback_wanted).empty()) {
+    submission.home = home_family(config, job)->name;
   }
   return submission;
 }

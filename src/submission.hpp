@@ -20,6 +20,7 @@ struct SubmitFlags {
   std::optional<std::string> share_priority;
   std::optional<std::string> image;
   std::optional<std::string> keep_alive;
+  std::optional<std::string> fallback = std::nullopt;  // --fallback=yes|no
 };
 
 // What slurmctld knows of the job besides the flags.
@@ -36,6 +37,9 @@ struct Submission {
   int priority = 0;
   std::optional<ImageRef> image;
   int64_t keep_alive_s = 0;
+  // The family the job was submitted to, when job_submit/shareq added its Fallback= families'
+  // partitions (fallback_partitions); "" when the job has no fallback.
+  std::string home = {};
   bool operator==(const Submission&) const = default;
 };
 
@@ -52,5 +56,13 @@ struct Submission {
 // The error's field is the flag at fault (kShareFlag for an unknown share or partition mismatch).
 Result<Submission> validate_submission(const Config& config, const SubmitFlags& flags,
                                        const JobContext& job);
+
+// The partitions job_submit/shareq appends to an accepted job so that it may fall back: when
+// every governed partition of the job is in one family with Fallback= families and the job did
+// not ask --fallback=no, the partitions of each fallback family in which the share has a Share=
+// line (the unlisted accounts' share: every one), in Fallback= order, that the job does not list
+// already. Empty otherwise (a job that lists partitions of several families chose them itself).
+std::vector<std::string> fallback_partitions(const Config& config, const std::string& share,
+                                             const JobContext& job, bool fallback_wanted);
 
 }  // namespace shareq

@@ -48,6 +48,9 @@ int run_check_config(std::span<const std::string> args, std::ostream& out, std::
     return kExitFailed;
   }
   out << format_config(*parsed.config);
+  for (const std::string& warning : config_warnings(*parsed.config)) {
+    out << "# warning: " << warning << "\n";
+  }
   return accounts ? note_account_tree(*parsed.config, out, err) : kExitOk;
 }
 

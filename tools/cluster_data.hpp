@@ -30,9 +30,10 @@ struct JobInfo {
   uint32_t priority = 0;       // Slurm's priority (what priority/shareq set); 0 = held
   int64_t submit_time = 0;
   int64_t start_time = 0;
-  int64_t end_time = 0;      // completing: when it ended
-  int64_t preempt_time = 0;  // when Slurm signalled its preemption (0: never)
-  int64_t nice = 0;          // Slurm's nice value (--nice), its offset taken off
+  int64_t end_time = 0;       // completing: when it ended
+  int64_t preempt_time = 0;   // when Slurm signalled its preemption (0: never)
+  int64_t nice = 0;           // Slurm's nice value (--nice), its offset taken off
+  int64_t eligible_time = 0;  // pending: when it became eligible (0: not yet known)
 };
 
 struct NodeInfo {

@@ -12,8 +12,11 @@
 namespace shareq::tool {
 
 policy::JobRecord job_record_of(const JobInfo& job) {
-  return {job.id,          job.account,    job.partitions, job.nodes, job.gpus, job.admin_comment,
-          job.submit_time, job.start_time, job.nice};
+  policy::JobRecord r{job.id,          job.account,    job.partitions,
+                      job.nodes,       job.gpus,       job.admin_comment,
+                      job.submit_time, job.start_time, job.nice};
+  r.eligible_time = job.eligible_time;
+  return r;
 }
 
 std::string share_name_of(const policy::Policy& policy, const JobInfo& job) {
@@ -34,11 +37,11 @@ std::vector<policy::RunningJob> running_of(const policy::Policy& policy,
 }
 
 std::vector<policy::PendingJob> pending_of(const policy::Policy& policy,
-                                           const std::vector<JobInfo>& jobs) {
+                                           const std::vector<JobInfo>& jobs, int64_t now) {
   std::vector<policy::PendingJob> pending;
   for (const JobInfo& job : jobs) {
     if (job.state != JobState::Pending) continue;
-    auto p = policy::as_pending(policy, job_record_of(job));
+    auto p = policy::as_pending(policy, job_record_of(job), now);
     if (!p) continue;
     p->awaiting_victims = job.reason.find(policy::kAwaitingVictims) != std::string::npos;
     pending.push_back(std::move(*p));
@@ -208,7 +211,7 @@ ClusterState::ClusterState(const Config& config, ClusterData data)
       jobs_(std::move(data.jobs)),
       now_(data.now),
       allowance_(data.job_end_allowance_s),
-      pending_(pending_of(policy_, jobs_)),
+      pending_(pending_of(policy_, jobs_, now_)),
       claims_(claims_of(policy_, jobs_, pending_, now_, allowance_)),
       running_(policy::with_claims(running_of(policy_, jobs_), claims_)),
       completing_(completing_of(policy_, jobs_, data.nodes)),

@@ -202,6 +202,16 @@ std::string explain_pending(const ClusterState& state, const JobInfo& info,
     line(out, "  decision:", decision_line(state, info, job, f, now));
     line(out, "  order:", place_in_order(state, info, f, now));
   }
+  for (const policy::LaterRequest& later : job.later) {
+    const std::string& name = state.policy().family(later.family).name;
+    line(out, "family " + name + ":",
+         "a fallback of " + state.policy().family(*job.home).name + ": asks " +
+             amount_text(later.amount, unit_of(state, later.family)) + "; it may start here from " +
+             local_time_text(later.opens_at) + " (in " +
+             duration_text(std::max<int64_t>(later.opens_at - now, 0)) +
+             ", FallbackDelay=" + std::to_string(state.policy().fallback_delay_s) + "s)");
+    line(out, "  decision:", decision_line(state, info, job, later.family, now));
+  }
   line(out, "comment:", info.system_comment);
   return out;
 }

@@ -17,6 +17,7 @@ enum shareq_flag {
   SHAREQ_FLAG_PRIORITY,
   SHAREQ_FLAG_IMAGE,
   SHAREQ_FLAG_KEEP_ALIVE,
+  SHAREQ_FLAG_FALLBACK,
   SHAREQ_FLAG_COUNT
 };
 
@@ -34,6 +35,7 @@ static const struct shareq_flag_name shareq_flag_names[SHAREQ_FLAG_COUNT] = {
     {"share-priority", "SHAREQ_SHARE_PRIORITY", "_SLURM_SPANK_OPTION_shareq_share_priority"},
     {"image", "SHAREQ_IMAGE", "_SLURM_SPANK_OPTION_shareq_image"},
     {"keep-alive", "SHAREQ_KEEP_ALIVE", "_SLURM_SPANK_OPTION_shareq_keep_alive"},
+    {"fallback", "SHAREQ_FALLBACK", "_SLURM_SPANK_OPTION_shareq_fallback"},
 };
 
 #endif /* SHAREQ_FLAG_NAMES_H */

@@ -107,14 +107,29 @@ void write_back(const shareq::Submission& s, const shareq_admission_t& a, bool s
   }
 }
 
+// The job's partitions, then its fallback families' (the tag names its home family).
+void add_fallback_partitions(const shareq::Config& config, const shareq::Submission& s,
+                             const shareq::JobContext& job, shareq_job_fields_t& f) {
+  if (f.partition == nullptr) return;
+  std::vector<std::string> all = job.partitions;
+  const std::vector<std::string> added =
+      shareq::fallback_partitions(config, s.share, job, /*fallback_wanted=*/true);
+  all.insert(all.end(), added.begin(), added.end());
+  std::string list;
+  for (const std::string& name : all) list += (list.empty() ? "" : ",") + name;
+  replace_string(f.partition, list);
+}
+
 int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fields_t& f,
           char** err_msg) {
   shareq::SubmitFlags flags{flag(f, SHAREQ_FLAG_SHARE), flag(f, SHAREQ_FLAG_PRIORITY),
-                            flag(f, SHAREQ_FLAG_IMAGE), flag(f, SHAREQ_FLAG_KEEP_ALIVE)};
+                            flag(f, SHAREQ_FLAG_IMAGE), flag(f, SHAREQ_FLAG_KEEP_ALIVE),
+                            flag(f, SHAREQ_FLAG_FALLBACK)};
   if (a.share_follows_account) {
     flags.share.reset();
   }
-  const bool any_flag = flags.share || flags.share_priority || flags.image || flags.keep_alive;
+  const bool any_flag =
+      flags.share || flags.share_priority || flags.image || flags.keep_alive || flags.fallback;
 
   if (conf == nullptr) {
     if (!flags.share) {
@@ -137,6 +152,7 @@ int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fie
   const shareq::Submission& s = result.value();
   if (!s.share.empty() || any_flag) {
     write_back(s, a, flags.share.has_value(), f);
+    if (!s.home.empty()) add_fallback_partitions(conf->config, s, job, f);
   } else if (f.admin_comment != nullptr && *f.admin_comment != nullptr &&
              std::strncmp(*f.admin_comment, "shareq ", 7) == 0) {
     // No longer a shareq job (moved to partitions shareq does not govern).

@@ -46,6 +46,8 @@ typedef struct shareq_job_fields {
   char** admin_comment;
   char*** spank_env;
   uint32_t* spank_env_size;
+  char** partition; /* the request's partition list (NULL: not rewritten); the fallback
+                       families' partitions are appended to it (fallback_partitions()) */
 } shareq_job_fields_t;
 
 /* What is being admitted. */
@@ -67,7 +69,9 @@ typedef struct shareq_admission {
  * SHAREQ_SHARE, SHAREQ_SHARE_PRIORITY, SHAREQ_IMAGE, SHAREQ_KEEP_ALIVE into the spank env and
  * the encoded submission ("shareq:share=...,priority=...,keep_alive=...") into *admin_comment,
  * and with set_account a --share into *account (a job without --share keeps its account, which
- * may be a sub-account of its share).
+ * may be a sub-account of its share). When the job may fall back, the fallback families'
+ * partitions are appended to *partition (the request's list, or the default partition) and the
+ * tag names its home family.
  * On failure: changes nothing, sets *err_msg to an xmalloc'd "shareq: FIELD: MESSAGE".
  * Returns SLURM_SUCCESS, ESLURM_INVALID_ACCOUNT (share problems) or SLURM_ERROR (other flags).
  */

@@ -121,11 +121,13 @@ policy::JobRecord pending_record(JobRecord* job) {
   if (nodes == 0 && job->details != nullptr) nodes = job->details->min_nodes;
   r.nodes = clamp(std::max<uint64_t>(nodes, 1));
   r.gpus = clamp(requested_gpus(job));
+  if (job->details != nullptr) r.eligible_time = job->details->begin_time;
   return r;
 }
 
-std::optional<policy::PendingJob> pending_job(const LoadedConfig& config, JobRecord* job) {
-  return policy::as_pending(config.policy, pending_record(job));
+std::optional<policy::PendingJob> pending_job(const LoadedConfig& config, JobRecord* job,
+                                              time_t now) {
+  return policy::as_pending(config.policy, pending_record(job), now);
 }
 
 std::optional<policy::HeldCapacity> held_capacity(const policy::Policy& policy,

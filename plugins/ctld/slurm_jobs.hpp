@@ -44,9 +44,9 @@ using JobRecord = struct job_record;
 SHAREQ_CTLD_API policy::JobRecord running_record(JobRecord* job);
 SHAREQ_CTLD_API policy::JobRecord pending_record(JobRecord* job);
 
-// The pending job as the policy sees it; nullopt when shareq does not govern it.
+// The pending job as the policy sees it at `now`; nullopt when shareq does not govern it.
 SHAREQ_CTLD_API std::optional<policy::PendingJob> pending_job(const LoadedConfig& config,
-                                                              JobRecord* job);
+                                                              JobRecord* job, time_t now);
 
 // A warm pool whose nodes wait for a matching job under WarmPoolMode=reserve, as plain values.
 struct ReservedPool {

@@ -126,7 +126,7 @@ int submit(job_desc_msg_t* job_desc, uint32_t submit_uid, char** err_msg) {
                                      /*set_account=*/true,
                                      parents.c_str()};
   shareq_job_fields_t fields{&job_desc->account, &job_desc->admin_comment, &job_desc->spank_job_env,
-                             &job_desc->spank_job_env_size};
+                             &job_desc->spank_job_env_size, &job_desc->partition};
   const std::shared_ptr<const shareq_conf_t> conf = current_config();
   int rc = shareq_admit(conf.get(), &admission, &fields, err_msg);
   if (rc == SLURM_SUCCESS && conf) rc = fix_image_digest(conf->config, job_desc, err_msg);
@@ -163,8 +163,10 @@ int modify(job_desc_msg_t* job_desc, job_record_t* job_ptr, uint32_t submit_uid,
                                      parents.c_str()};
   // The job record itself is updated (job write lock held): slurmctld does not let a
   // non-admin's update carry an AdminComment.
+  // A new partition list gets its fallback families' partitions, as at submission.
   shareq_job_fields_t fields{&job_ptr->account, &job_ptr->admin_comment, &job_ptr->spank_job_env,
-                             &job_ptr->spank_job_env_size};
+                             &job_ptr->spank_job_env_size,
+                             partition_changes ? &job_desc->partition : nullptr};
   char* err_msg = nullptr;
   const std::shared_ptr<const shareq_conf_t> conf = current_config();
   const int rc = shareq_admit(conf.get(), &admission, &fields, &err_msg);

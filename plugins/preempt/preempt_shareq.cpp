@@ -93,7 +93,7 @@ std::optional<Request> request_of(Preemptor p, time_t now) {
   if (!r.config) return std::nullopt;
   const auto family = r.config->policy.family_of_partition(p.job->part_ptr->name);
   if (!family) return std::nullopt;
-  auto job = shareq::ctld::pending_job(*r.config, p.job);
+  auto job = shareq::ctld::pending_job(*r.config, p.job, now);
   if (!job) return std::nullopt;
   const auto it = std::find_if(job->requests.begin(), job->requests.end(),
                                [&](const policy::FamilyRequest& q) { return q.family == *family; });

@@ -1,5 +1,6 @@
 #include "recalc.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -135,6 +136,48 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
   store_factors(job, parts);
 }
 
+// A job in partitions of several families is queued by Slurm once per partition, at
+// priority_array[i] for the i-th of part_ptr_list (build_job_queue()): its priority in that
+// partition's family (ordering.hpp). A partition where it cannot run now (a fallback family
+// before its FallbackDelay, a family where its share has no quota) gets 1: tested last there, and
+// below bf_min_prio_reserve, so it holds back no job of that partition. Partitions in no family
+// get the job's priority. Job write lock held.
+void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
+                              const policy::PendingJob& pending,
+                              const policy::PriorityFactors& factors, uint32_t priority) {
+  if (job->part_ptr_list == nullptr) return;
+  const int count = list_count(job->part_ptr_list);
+  if (count <= 0) return;
+  // Slurm frees the array when the job's partitions change; sized by xsize() all the same, so a
+  // list that grew some other way is never written past the end.
+  if (job->priority_array == nullptr ||
+      xsize(job->priority_array) < static_cast<size_t>(count) * sizeof(uint32_t)) {
+    xfree(job->priority_array);
+    job->priority_array = static_cast<uint32_t*>(xcalloc(count, sizeof(uint32_t)));
+  }
+  list_itr_t* it = list_iterator_create(job->part_ptr_list);
+  int i = 0;
+  while (auto* part = static_cast<part_record_t*>(list_next(it))) {
+    uint32_t value = priority;
+    if (const auto family = policy.family_of_partition(part->name)) {
+      const auto found = std::find_if(factors.in_family.begin(), factors.in_family.end(),
+                                      [&](const auto& f) { return f.first == *family; });
+      const bool later =
+          std::any_of(pending.later.begin(), pending.later.end(),
+                      [&](const policy::LaterRequest& r) { return r.family == *family; });
+      if (later) {
+        value = 1;
+      } else if (found != factors.in_family.end()) {
+        value = std::max<uint32_t>(found->second, 1);
+      } else if (!factors.in_family.empty()) {
+        value = 1;
+      }
+    }
+    if (i < count) job->priority_array[i++] = value;
+  }
+  list_iterator_destroy(it);
+}
+
 // What the last ranking's within-quota jobs take of each share's quota: a job submitted since is
 // ranked behind them (priority_of), until the re-ranking its submission asks for.
 ctld::RankedMutex g_taken_mutex{ctld::LockRank::QuotaTaken};
@@ -161,7 +204,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
     pending_ids.push_back(job->job_id);
-    auto p = ctld::pending_job(*config, job);
+    auto p = ctld::pending_job(*config, job, now);
     if (p && p->share < highest.size()) {
       highest[p->share] = std::max(highest[p->share], p->priority);
     }
@@ -180,6 +223,8 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   for (size_t i = 0; i < queue.size(); ++i) {
     if (keeps_its_priority(records[i])) continue;
     set_priority(records[i], parts_of(ranking.factors[i]), now);
+    set_partition_priorities(records[i], config->policy, queue[i], ranking.factors[i],
+                             records[i]->priority);
   }
   for (job_record_t* job : outside) set_priority(job, kOutside, now);
   {
@@ -320,7 +365,7 @@ int64_t recalc_period_s(int64_t calc_period_s) {
 uint32_t priority_of(job_record_t* job) {
   const auto config = ctld::current_config();
   std::optional<policy::PendingJob> pending;
-  if (config) pending = ctld::pending_job(*config, job);
+  if (config) pending = ctld::pending_job(*config, job, time(nullptr));
   if (pending) ctld::pending_priority_seen(config->version, pending->share, pending->priority);
   if (job->direct_set_prio != 0 && job->priority > 0) return job->priority;
   if (!pending) {
@@ -334,9 +379,11 @@ uint32_t priority_of(job_record_t* job) {
     f = policy::prioritize(ranked->ranks, ranked->snapshot->ledger(), *pending, g_taken);
   }
   store_factors(job, parts_of(f));
+  const uint32_t priority = std::max<uint32_t>(f.priority, 1);
+  set_partition_priorities(job, config->policy, *pending, f, priority);
   // Behind every ranked job of its share for now: the re-ranking puts it in its place.
   on_jobs_changed();
-  return std::max<uint32_t>(f.priority, 1);
+  return priority;
 }
 
 bool start_recalc() {

@@ -11,6 +11,7 @@
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
 #include "policy/decision.hpp"
+#include "policy/fallback.hpp"
 #include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_conf_access.hpp"
@@ -153,6 +154,14 @@ void set_wait_reason(job_record_t* job, const std::string& text) {
   job->state_desc = xstrdup(words.c_str());
   job->state_reason = kShareqReason;
   last_job_update = time(nullptr);
+}
+
+void append_system_comment(job_record_t* job, const std::string& text) {
+  const std::string all = job->system_comment != nullptr && job->system_comment[0] != '\0'
+                              ? std::string(job->system_comment) + "; " + text
+                              : text;
+  xfree(job->system_comment);
+  job->system_comment = xstrdup(all.c_str());
 }
 
 void clear_wait_reason(job_record_t* job) {
@@ -410,12 +419,18 @@ int job_test(const JobTestArgs& a) {
   const auto family = p.family_of_partition(job->part_ptr->name);
   if (!family) return forward(a, a.preemptee_candidates);
 
-  const auto pending = ctld::pending_job(*config, job);
+  const auto pending = ctld::pending_job(*config, job, a.now);
   const auto request =
       pending ? std::find_if(pending->requests.begin(), pending->requests.end(),
                              [&](const policy::FamilyRequest& r) { return r.family == *family; })
               : std::vector<policy::FamilyRequest>::const_iterator{};
-  if (!pending || request == pending->requests.end()) {
+  const bool fallback_later =
+      pending && std::any_of(pending->later.begin(), pending->later.end(),
+                             [&](const policy::LaterRequest& r) { return r.family == *family; });
+  if (fallback_later && a.mode == SELECT_MODE_TEST_ONLY) {
+    return forward(a, a.preemptee_candidates);  // it may run there after its FallbackDelay
+  }
+  if (!pending || (request == pending->requests.end() && !fallback_later)) {
     set_wait_reason(job, "shareq: account " + std::string(job->account ? job->account : "(none)") +
                              " is not a share of family " + p.family(*family).name);
     return SLURM_ERROR;
@@ -441,7 +456,32 @@ int job_test(const JobTestArgs& a) {
   const policy::ControllerView view{snapshot->ledger(), snapshot->running(), snapshot->held(),
                                     completing, ctld::job_end_allowance_s()};
   const policy::Decision decision = policy::decide(view, facts, *family, now);
-  return act_on({a, p, facts, *family, request->amount, *snapshot, decision, now});
+  const int64_t amount = fallback_later ? 0 : request->amount;
+  return act_on({a, p, facts, *family, amount, *snapshot, decision, now});
+}
+
+void job_started(job_record_t* job, time_t now) {
+  if (job == nullptr || job->part_ptr == nullptr) return;
+  const auto config = ctld::current_config();
+  if (!config) return;
+  const policy::Policy& p = config->policy;
+  const auto family = p.family_of_partition(job->part_ptr->name);
+  const auto started = ctld::pending_job(*config, job, now);
+  if (!family || !started || !started->home || *started->home == *family) return;
+  // Why it is not in its home family, as that family's decision has it now.
+  const auto snapshot = ctld::decision_snapshot(config, now);
+  const std::vector<policy::CompletingNode> none;
+  const policy::ControllerView view{snapshot->ledger(), snapshot->running(), snapshot->held(), none,
+                                    ctld::job_end_allowance_s()};
+  policy::PendingJob at_home = *started;
+  at_home.later.clear();
+  const policy::Decision home = policy::decide(view, at_home, *started->home, now);
+  const time_t eligible =
+      job->details != nullptr && job->details->begin_time > 0 ? job->details->begin_time : now;
+  const std::string note = policy::fallback_comment(p, *started->home, *family,
+                                                    std::max<int64_t>(now - eligible, 0), home);
+  append_system_comment(job, note);
+  info("shareq: select: JobId=%u %s", job->job_id, note.c_str());
 }
 
 }  // namespace shareq::select

@@ -113,10 +113,10 @@ int changed(int rc) {
   return rc;
 }
 
-// Tells the warm-pool registry (slurmctld only) about a job starting or ending; an exception is
-// logged, never passed to Slurm.
+// Tells the controller state (warm pools, fallback notes; slurmctld only) about a job starting or
+// ending; an exception is logged, never passed to Slurm.
 template <typename Notify>
-void tell_warm_pools(const char* where, Notify notify) {
+void tell_controller(const char* where, Notify notify) {
   if (!running_in_slurmctld()) return;
   guarded(
       0,
@@ -144,8 +144,10 @@ extern "C" int select_p_node_init(void) { return ops().node_init(); }
 extern "C" int select_p_job_begin(job_record_t* job_ptr) {
   const int rc = allocated(ops().job_begin(job_ptr), job_ptr);
   if (rc == SLURM_SUCCESS) {
-    tell_warm_pools("job_begin (warm pools)",
+    tell_controller("job_begin (warm pools)",
                     [&](time_t now) { shareq::ctld::warm_job_started(job_ptr, now); });
+    tell_controller("job_begin (fallback)",
+                    [&](time_t now) { shareq::select::job_started(job_ptr, now); });
   }
   return rc;
 }
@@ -179,7 +181,7 @@ extern "C" int select_p_job_fini(job_record_t* job_ptr) {
         },
         [](const char* what) { report("job_fini (recent ends)", what); });
   }
-  tell_warm_pools("job_fini (warm pools)",
+  tell_controller("job_fini (warm pools)",
                   [&](time_t now) { shareq::ctld::warm_job_ended(job_ptr, now); });
   return rc;
 }

@@ -51,6 +51,9 @@ spank_option options[] = {
     SHAREQ_OPTION(SHAREQ_FLAG_KEEP_ALIVE, "SECONDS",
                   "Keep the job's nodes warm this long for matching jobs (0..MaxKeepAlive). "
                   "Env: SHAREQ_KEEP_ALIVE."),
+    SHAREQ_OPTION(SHAREQ_FLAG_FALLBACK, "yes|no",
+                  "May start in the family's Fallback= families when its own cannot start it "
+                  "(default yes). Env: SHAREQ_FALLBACK."),
 };
 
 #undef SHAREQ_OPTION

@@ -34,6 +34,11 @@ std::string check(shareq_flag flag, std::string_view value) {
         return r.error().to_string();
       }
       return {};
+    case SHAREQ_FLAG_FALLBACK:
+      if (auto r = shareq::parse_fallback_choice(value); !r) {
+        return r.error().to_string();
+      }
+      return {};
     case SHAREQ_FLAG_COUNT:
       break;
   }

@@ -28,6 +28,7 @@ enum class WaitReason {
   ReclaimMinRuntime,   // within quota; every borrowed job ran less than ReclaimMinRuntime
   ReclaimAfter,        // within quota; waited less than ReclaimAfter for capacity to come free
   LargerThanFamily,    // asks for more than the family's capacity: can never run
+  FallbackDelay,       // a fallback family whose FallbackDelay has not passed (fallback.hpp)
 };
 
 struct Admission {

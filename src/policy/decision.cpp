@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "policy/fallback.hpp"
 #include "policy/warm_reclaim.hpp"
 
 namespace shareq::policy {
@@ -73,9 +74,37 @@ Decision start_or_preempt(Decision d, const Ledger& ledger, const Ask& ask) {
   return d;
 }
 
+Decision decide_open(const ControllerView& view, const PendingJob& job, FamilyId family, Time now);
+
+// Rule 0: a fallback family before its FallbackDelay: the job waits for its home family, and
+// says what holds it there and when it may fall back.
+Decision wait_for_fallback(const ControllerView& view, const PendingJob& job,
+                           const LaterRequest& later, Time now) {
+  const Ask ask{view, job, later.family, later.amount, now};
+  Decision d = wait(Decision{}, view.ledger, ask, WaitReason::FallbackDelay);
+  if (!job.home) return d;
+  const Decision home = decide_open(view, job, *job.home, now);
+  d.words = "shareq: family " + view.ledger.policy().family(*job.home).name + ": " +
+            held_at_home(home) + fallback_note(view.ledger.policy(), job, now);
+  return d;
+}
+
 }  // namespace
 
 Decision decide(const ControllerView& view, const PendingJob& job, FamilyId family, Time now) {
+  const auto later = std::find_if(job.later.begin(), job.later.end(),
+                                  [&](const LaterRequest& r) { return r.family == family; });
+  if (later != job.later.end()) return wait_for_fallback(view, job, *later, now);
+  Decision d = decide_open(view, job, family, now);
+  if (d.verdict == Verdict::Wait && !job.later.empty()) {
+    d.words += fallback_note(view.ledger.policy(), job, now);
+  }
+  return d;
+}
+
+namespace {
+
+Decision decide_open(const ControllerView& view, const PendingJob& job, FamilyId family, Time now) {
   const auto request = std::find_if(job.requests.begin(), job.requests.end(),
                                     [&](const FamilyRequest& r) { return r.family == family; });
   const Ask ask{view, job, family, request != job.requests.end() ? request->amount : 0, now};
@@ -106,5 +135,7 @@ Decision decide(const ControllerView& view, const PendingJob& job, FamilyId fami
   }
   return start_or_preempt(d, without, ask);
 }
+
+}  // namespace
 
 }  // namespace shareq::policy

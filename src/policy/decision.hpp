@@ -3,6 +3,10 @@
 // ControllerView, so what a user is told is what the scheduler does.
 //
 // The rules, in order (each names the header that defines it):
+//  0. The family is one of the job's fallback families whose FallbackDelay has not passed
+//     (PendingJob::later): Wait (FallbackDelay), with what holds the job in its home family and
+//     when it may fall back (fallback.hpp). A job that waits in its home family while a fallback
+//     is not open yet says when it may fall back, after its reason.
 //  1. The job asks for more than the family's capacity, or its share has no quota there: Wait,
 //     whatever else (admission.hpp).
 //  2. Its victims of an earlier reclaim are still ending (awaiting_victims): Start with no

@@ -84,6 +84,9 @@ std::string words(WaitReason reason, const Ledger& ledger, ShareId share, Family
     case WaitReason::LargerThanFamily:
       return "asks for " + num(amount) + " " + n.unit + ", more than family " + n.family +
              "'s capacity of " + num(ledger.capacity(family));
+    case WaitReason::FallbackDelay:
+      return "may start in fallback family " + n.family +
+             " only after FallbackDelay=" + num(ledger.policy().fallback_delay_s) + "s";
   }
   return "";
 }

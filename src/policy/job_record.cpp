@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "job_tag.hpp"
+#include "policy/fallback.hpp"
 
 namespace shareq::policy {
 namespace {
@@ -52,7 +53,7 @@ std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job)
       job.start_time};
 }
 
-std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job) {
+std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job, Time now) {
   const std::optional<Submission> tag = submission_tag(job.admin_comment);
   const auto share = share_from(policy, tag, job);
   if (!share) return std::nullopt;
@@ -62,14 +63,25 @@ std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job)
   p.priority = priority_from(policy, tag);
   p.nice = job.nice;
   p.submit_time = job.submit_time;
+  if (tag && !tag->home.empty()) p.home = policy.family_id(tag->home);
+  const Time opens_at = fallback_opens_at(
+      policy, job.eligible_time > 0 ? job.eligible_time : job.submit_time, job.failed_run);
   for (const std::string& partition : job.partitions) {
     const auto family = policy.family_of_partition(partition);
     if (!family) continue;
     const bool seen = std::any_of(p.requests.begin(), p.requests.end(),
-                                  [&](const FamilyRequest& r) { return r.family == *family; });
-    if (!seen) p.requests.push_back({*family, amount_in(policy, *family, job)});
+                                  [&](const FamilyRequest& r) { return r.family == *family; }) ||
+                      std::any_of(p.later.begin(), p.later.end(),
+                                  [&](const LaterRequest& r) { return r.family == *family; });
+    if (seen) continue;
+    const int64_t amount = amount_in(policy, *family, job);
+    if (p.home && *family != *p.home && now < opens_at) {
+      p.later.push_back({*family, amount, opens_at});
+    } else {
+      p.requests.push_back({*family, amount});
+    }
   }
-  if (p.requests.empty()) return std::nullopt;
+  if (p.requests.empty() && p.later.empty()) return std::nullopt;
   return p;
 }
 

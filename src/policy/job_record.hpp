@@ -10,7 +10,9 @@
 //   amount   = nodes in a node family, GPUs (gres/gpu) in a GPU family;
 //   priority = the priority= of job_submit/shareq's tag, the first word of the AdminComment
 //              (a user cannot change a job's AdminComment), else DefaultPriority;
-//   nice     = Slurm's nice value (the record's offset already taken off).
+//   nice     = Slurm's nice value (the record's offset already taken off);
+//   fallback = the tag's home= family; the job's requests in other families open FallbackDelay
+//              after its eligible time, or at once after a failed run (fallback.hpp).
 #pragma once
 
 #include <optional>
@@ -35,6 +37,10 @@ struct JobRecord {
   Time submit_time = 0;
   Time start_time = 0;
   int64_t nice = 0;  // without Slurm's NICE_OFFSET
+  // Pending: when it last became eligible (Slurm's begin time; 0: not known, the submit time
+  // counts), and whether its last run ended by a node or prolog failure.
+  Time eligible_time = 0;
+  bool failed_run = false;
 };
 
 // job_submit/shareq's tag: the first word of an AdminComment (later words are warm-pool notes);
@@ -50,7 +56,8 @@ std::optional<ShareId> share_of(const Policy& policy, const JobRecord& job);
 // The job as a running job; nullopt when shareq does not govern it (no share of that name, its
 // partition in no family).
 std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job);
-// The job as a pending job; nullopt when its share is unknown or no partition is in a family.
-std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job);
+// The job as a pending job at `now` (its fallback requests open or not); nullopt when its share
+// is unknown or no partition is in a family.
+std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job, Time now);
 
 }  // namespace shareq::policy

@@ -39,6 +39,14 @@ struct FamilyRequest {
   bool operator==(const FamilyRequest&) const = default;
 };
 
+// A request in a fallback family that is not open yet (fallback.hpp).
+struct LaterRequest {
+  FamilyId family = 0;
+  int64_t amount = 0;
+  Time opens_at = 0;
+  bool operator==(const LaterRequest&) const = default;
+};
+
 struct PendingJob {
   JobId id = 0;
   ShareId share = 0;
@@ -55,6 +63,10 @@ struct PendingJob {
   // Slurm's nice value (--nice, scontrol update Nice=): inside a share and --share-priority, a
   // higher one goes later (ordering.hpp).
   int64_t nice = 0;
+  // The family it was submitted to, when it may fall back to others (fallback.hpp), and its
+  // fallback requests that are not open yet (not in `requests`).
+  std::optional<FamilyId> home = std::nullopt;
+  std::vector<LaterRequest> later = {};
   bool operator==(const PendingJob&) const = default;
 };
 

@@ -156,6 +156,7 @@ Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& j
   const Policy& policy = ledger.policy();
   Standing best;
   Choice choice;
+  std::vector<std::pair<FamilyId, Standing>> standings;
   for (const FamilyRequest& request : job.requests) {
     const QuotaRule* rule = policy.rule(job.share, request.family);
     const int64_t amount = std::max<int64_t>(request.amount, 0);
@@ -167,6 +168,7 @@ Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& j
     Standing here;
     here.within = math::add(taken, amount) <= rule->quota;
     here.rank = here.within ? ranks.within[index] : ranks.borrow[index];
+    if (job.requests.size() > 1) standings.emplace_back(request.family, here);
     if (here > best) {
       best = here;
       choice.index = here.within ? index : SIZE_MAX;
@@ -174,6 +176,9 @@ Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& j
     }
   }
   choice.factors = pack(best, job.priority, job.nice);
+  for (const auto& [family, standing] : standings) {
+    choice.factors.in_family.emplace_back(family, pack(standing, job.priority, job.nice).priority);
+  }
   return choice;
 }
 

@@ -20,8 +20,11 @@
 // always borrowers; among borrowers it ranks after every share.
 //
 // A job's best family is the one of its requests that ranks it highest by 1 and 2; ties go to the
-// first in the user's order. Requests for a family where the share has no quota, or larger than
-// the family's capacity, are skipped; a job with no usable request gets tier 0 and share rank 0.
+// first in the user's order. A job with requests in several families also gets its priority in
+// each (in_family): Slurm queues it once per partition, and in each family it ranks as that
+// family's own jobs of equal standing (fallback.hpp); the best one is its priority. Requests for a
+// family where the share has no quota, or larger than the family's capacity, are skipped; a job
+// with no usable request gets tier 0 and share rank 0.
 //
 // Packing into Slurm's 32-bit priority (never 0, which Slurm reads as held; below 2^31):
 //   priority = tier + share_rank * 262144 + job_priority * 2600 + nice_level
@@ -39,6 +42,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "policy/jobs.hpp"
@@ -60,6 +64,8 @@ struct PriorityFactors {
   uint32_t job_priority = 0;  // --share-priority's part (0..99)
   int64_t nice = 0;           // the job's nice value, as given
   uint32_t nice_level = 0;    // nice's part of `priority` (1..2599, 1300 for nice 0)
+  // The job's priority in each family it asks for, when it asks for more than one.
+  std::vector<std::pair<FamilyId, uint32_t>> in_family = {};
 };
 
 inline constexpr uint32_t kWithinQuotaTier = uint32_t{1} << 30;

@@ -28,6 +28,14 @@ Policy Policy::compile(const Config& config) {
       policy.family_by_partition_.emplace(partition, id);
     }
   }
+  for (const Family& family : config.families) {
+    for (const std::string& name : family.fallback) {
+      const auto to = policy.family_id(name);
+      if (to && *to != policy.family_by_name_.at(family.name)) {
+        policy.families_[policy.family_by_name_.at(family.name)].fallback.push_back(*to);
+      }
+    }
+  }
   policy.share_names_ = config.share_names();
   for (size_t s = 0; s < policy.share_names_.size(); ++s) {
     policy.share_by_name_.emplace(policy.share_names_[s], static_cast<ShareId>(s));
@@ -61,6 +69,8 @@ Policy Policy::compile(const Config& config) {
   policy.reclaim_min_runtime_s = config.reclaim_min_runtime_s;
   policy.reclaim_after_s = config.reclaim_after_s;
   policy.preempt_grace_time_s = config.preempt_grace_time_s;
+  policy.fallback_delay_s = config.fallback_delay_s;
+  policy.max_fallback_requeues = config.max_fallback_requeues;
   return policy;
 }
 

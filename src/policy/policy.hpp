@@ -40,6 +40,7 @@ struct FamilyInfo {
   Unit unit = Unit::Node;
   int64_t capacity = 0;
   int64_t unassigned = 0;  // capacity - sum of quotas: idle capacity nobody owns, always lendable
+  std::vector<FamilyId> fallback{};  // Fallback=, in order (fallback.hpp)
 };
 
 class Policy {
@@ -72,6 +73,8 @@ class Policy {
   int64_t reclaim_min_runtime_s = 600;
   int64_t reclaim_after_s = 60;
   int64_t preempt_grace_time_s = 0;
+  int64_t fallback_delay_s = 300;
+  int max_fallback_requeues = 3;
 
  private:
   std::vector<FamilyInfo> families_;

@@ -23,7 +23,8 @@ void require(bool condition) {
 const shareq::Config& cluster() {
   static const shareq::Config config = *shareq::parse_config(
                                             "Family=p4 Partitions=p4 Capacity=node=4\n"
-                                            "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
+                                            "Family=p5 Partitions=p5 Capacity=gres/gpu=32 "
+                                            "Fallback=p4\n"
                                             "Share=ProdExp1 Family=p4 Quota=node=2\n"
                                             "Share=ProdExp2 Family=p4 Quota=node=2\n"
                                             "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"

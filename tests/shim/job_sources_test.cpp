@@ -242,7 +242,7 @@ class SlurmJob {
     const std::string partitions = joined(spec_.partitions);
     shareq_admission_t admission = {job_.account, partitions.c_str(), "p4", false, true, nullptr};
     shareq_job_fields_t fields = {&job_.account, &job_.admin_comment, &job_.spank_job_env,
-                                  &job_.spank_job_env_size};
+                                  &job_.spank_job_env_size, nullptr};
     char* err = nullptr;
     const int rc = shareq_admit(cluster.conf(), &admission, &fields, &err);
     if (rc != SLURM_SUCCESS) fail_msg("job %u refused: %s", spec_.id, err != nullptr ? err : "?");
@@ -339,6 +339,7 @@ slurm_job_info_t libslurm_view(const job_record_t& job) {
   } else if (begin > now) {
     info.start_time = begin;
   }
+  info.eligible_time = begin;  // packed as the "earliest possible begin time"
   info.nodes = job.nodes;
   const bool pending = (job.job_state & JOB_STATE_BASE) == JOB_PENDING;
   info.partition = !pending && job.part_ptr != nullptr ? job.part_ptr->name : job.partition;
@@ -375,7 +376,18 @@ std::string text(const std::vector<policy::FamilyRequest>& v) {
   }
   return "[" + out + "]";
 }
+std::string text(const std::vector<policy::LaterRequest>& v) {
+  std::string out;
+  for (const auto& r : v) {
+    out += (out.empty() ? "" : ",") + std::to_string(r.family) + ":" + std::to_string(r.amount) +
+           "@" + std::to_string(r.opens_at);
+  }
+  return "[" + out + "]";
+}
 std::string text(const std::optional<uint64_t>& v) {
+  return v ? std::to_string(*v) : std::string("none");
+}
+std::string text(const std::optional<policy::FamilyId>& v) {
   return v ? std::to_string(*v) : std::string("none");
 }
 template <typename T>
@@ -413,6 +425,7 @@ void compare_records(const policy::JobRecord& ctld, const policy::JobRecord& too
   c.field("admin_comment", ctld.admin_comment, tool.admin_comment);
   c.field("submit_time", ctld.submit_time, tool.submit_time);
   c.field("start_time", ctld.start_time, tool.start_time);
+  c.field("eligible_time", ctld.eligible_time, tool.eligible_time);
   c.check();
 }
 
@@ -449,8 +462,13 @@ void compare_pending(uint32_t id, const std::optional<policy::PendingJob>& ctld,
   c.field("eligible", ctld->eligible, tool->eligible);
   c.field("reserved_pool", ctld->reserved_pool, tool->reserved_pool);
   c.field("awaiting_victims", ctld->awaiting_victims, tool->awaiting_victims);
+  c.field("home", ctld->home, tool->home);
+  c.field("later", ctld->later, tool->later);
   c.check();
 }
+
+// The instant both sources' views are taken at.
+constexpr policy::Time kNow = 2'000'000'000;
 
 // Both sources' records and views of one job.
 struct Views {
@@ -475,10 +493,11 @@ Views translate_both(const Cluster& cluster, SlurmJob& slurm) {
   if (pending) {
     assert_int_equal(static_cast<int>(tool_info.state),
                      static_cast<int>(shareq::tool::JobState::Pending));
-    v.pending = policy::as_pending(policy, v.ctld);
-    compare_pending(job->job_id, v.pending, policy::as_pending(policy, v.tool));
+    v.pending = policy::as_pending(policy, v.ctld, kNow);
+    compare_pending(job->job_id, v.pending, policy::as_pending(policy, v.tool, kNow));
     // slurmctld's own entry point for a pending job says the same.
-    compare_pending(job->job_id, v.pending, shareq::ctld::pending_job(*cluster.config(), job));
+    compare_pending(job->job_id, v.pending,
+                    shareq::ctld::pending_job(*cluster.config(), job, kNow));
     return v;
   }
   assert_true(tool_info.state == shareq::tool::JobState::Running ||

@@ -64,9 +64,9 @@ TEST(JobRecord, OnlyAValidTagGivesThePriority) {
 TEST(JobRecord, JobsOutsideFamiliesOrSharesAreNotGoverned) {
   const Policy p = Compiled();
   EXPECT_FALSE(as_running(p, Job("prodexp1", {"debug"}, 1, 0)));
-  EXPECT_FALSE(as_pending(p, Job("prodexp1", {"debug"}, 1, 0)));
+  EXPECT_FALSE(as_pending(p, Job("prodexp1", {"debug"}, 1, 0), 0));
   EXPECT_FALSE(as_running(p, Job("nobody", {"p4"}, 1, 0)));
-  EXPECT_FALSE(as_pending(p, Job("nobody", {"p4"}, 1, 0)));
+  EXPECT_FALSE(as_pending(p, Job("nobody", {"p4"}, 1, 0), 0));
   EXPECT_FALSE(as_running(p, Job("prodexp1", {}, 1, 0)));
 }
 
@@ -78,7 +78,8 @@ TEST(JobRecord, TheTagsShareWinsOverTheAccount) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->share, *p.share_id("prodexp1"));
   const auto q = as_pending(
-      p, Job("prodexp1-ranking", {"p4"}, 1, 0, "shareq:share=prodexp1,priority=60,keep_alive=0"));
+      p, Job("prodexp1-ranking", {"p4"}, 1, 0, "shareq:share=prodexp1,priority=60,keep_alive=0"),
+      0);
   ASSERT_TRUE(q);
   EXPECT_EQ(q->share, *p.share_id("prodexp1"));
 }
@@ -87,7 +88,7 @@ TEST(JobRecord, UnlistedAccountsGoToTheUnlistedShareUnderBorrow) {
   const Policy p = Compiled("borrow");
   ASSERT_TRUE(p.unlisted_share());
   const auto tagged = as_pending(
-      p, Job("physics", {"p4"}, 1, 0, "shareq:share=(unlisted),priority=50,keep_alive=0"));
+      p, Job("physics", {"p4"}, 1, 0, "shareq:share=(unlisted),priority=50,keep_alive=0"), 0);
   ASSERT_TRUE(tagged);
   EXPECT_EQ(tagged->share, *p.unlisted_share());
   const auto untagged = as_running(p, Job("nobody", {"p4"}, 1, 0));  // from before shareq
@@ -99,14 +100,14 @@ TEST(JobRecord, UnlistedAccountsGoToTheUnlistedShareUnderBorrow) {
 TEST(JobRecord, NiceComesThrough) {
   JobRecord job = Job("prodexp1", {"p4"}, 1, 0);
   job.nice = 1000;
-  const auto q = as_pending(Compiled(), job);
+  const auto q = as_pending(Compiled(), job, 0);
   ASSERT_TRUE(q);
   EXPECT_EQ(q->nice, 1000);
 }
 
 TEST(JobRecord, APendingJobAsksEachFamilyOnceInPartitionOrder) {
   const Policy p = Compiled();
-  const auto job = as_pending(p, Job("ProdExp2", {"p5", "debug", "p4", "p4b"}, 2, 16));
+  const auto job = as_pending(p, Job("ProdExp2", {"p5", "debug", "p4", "p4b"}, 2, 16), 0);
   ASSERT_TRUE(job);
   EXPECT_EQ(job->share, *p.share_id("prodexp2"));
   EXPECT_EQ(job->submit_time, 900);

@@ -60,6 +60,17 @@ class Cluster {
     config_.reclaim_after_s = seconds;
     return *this;
   }
+  // Family=`from` ... Fallback=`to`; FallbackDelay.
+  Cluster& fallback(const std::string& from, std::vector<std::string> to) {
+    for (Family& f : config_.families) {
+      if (f.name == from) f.fallback = std::move(to);
+    }
+    return *this;
+  }
+  Cluster& fallback_delay(int64_t seconds) {
+    config_.fallback_delay_s = seconds;
+    return *this;
+  }
   Cluster& in_share_preemption(bool on) {
     config_.in_share_preemption = on;
     return *this;
