@@ -478,8 +478,8 @@ def test_pool_notice_is_mailed_with_mail_type_end_only(warm):
     text, m = wait_until("the warm-pool notice of the mailed job", notice)
     assert int(m.group(2)) == mailed and m.group(4) == "p4n2" and m.group(5) == "p4", text
     pool, until_iso, left = m.group(3), m.group(6), int(m.group(7))
-    extra = c.node_extra("p4n2")
-    assert extra.startswith(f"shareq:{pool},available,"), extra
+    extra = wait_until(f"p4n2 to show {pool}", lambda: c.node_extra("p4n2").startswith(
+        f"shareq:{pool},available,") and c.node_extra("p4n2"))
     until = int(re.search(r",until=(\d+),", extra).group(1))
     # The absolute time carries its UTC offset and is the pool's deadline; so are the seconds.
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", until_iso), until_iso
