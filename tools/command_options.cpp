@@ -43,6 +43,8 @@ std::optional<CommandOptions> parse_command_options(std::span<const std::string>
     if (takes_value(name) && value->empty()) return fail(name + " needs a value");
     if (name == "--config") options.config = value;
     if (name == "--family") options.family = value;
+    if (name == "--share") options.share = value;
+    if (name == "--limit") options.limit = value;
     if (name == "--json") options.json = true;
     if (name == "--drain") options.drain = true;
   }

@@ -9,7 +9,7 @@
 namespace shareq::tool {
 namespace {
 
-constexpr std::array<Command, 7> kCommands = {{
+constexpr std::array<Command, 8> kCommands = {{
     {"check-config", "[--accounts] [FILE]",
      "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
      "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf); "
@@ -20,6 +20,11 @@ constexpr std::array<Command, 7> kCommands = {{
      "per family: capacity, used, idle, borrowed; per share: quota, usage, borrowed, BorrowLimit, "
      "LendLimit, running and pending jobs and what the pending ones ask",
      run_status},
+    {"queue", "[--family F] [--share S] [--limit N] [--config FILE] [--json]",
+     "per family, the next pending jobs (default 100) in the order the scheduler tries them: "
+     "job, user, share, tier (within quota, borrow, unlisted), priority, request, Slurm's "
+     "expected start, and what each waits for or that it starts next",
+     run_queue},
     {"why", "JOBID [--config FILE]",
      "why a pending job waits (share, quota or borrowing, what it waits for, its place in the "
      "queue) or, for a running job, where it runs, whether it can be reclaimed, warm start",

@@ -32,6 +32,7 @@ int run_shareq(std::span<const std::string> args, std::ostream& out, std::ostrea
 // Subcommands.
 int run_check_config(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_status(std::span<const std::string> args, std::ostream& out, std::ostream& err);
+int run_queue(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_why(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_pools(std::span<const std::string> args, std::ostream& out, std::ostream& err);
 int run_node_check(std::span<const std::string> args, std::ostream& out, std::ostream& err);

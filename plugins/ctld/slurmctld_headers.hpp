@@ -16,6 +16,7 @@ extern "C" {
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/locks.h"
+#include "src/slurmctld/agent.h"  // mail_job_info
 }
 
 #pragma weak job_list

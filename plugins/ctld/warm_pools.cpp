@@ -19,6 +19,7 @@
 #include "submit_shim.h"
 #include "text.hpp"
 #include "warm/extra_format.hpp"
+#include "warm/notice.hpp"
 #include "warm/registry.hpp"
 #include "warm/state_format.hpp"
 
@@ -161,6 +162,50 @@ void append_admin_word(job_record_t* job, const std::string& word) {
                                : word;
   xfree(job->admin_comment);
   job->admin_comment = xstrdup(text.c_str());
+}
+
+// The local zone's UTC offset at `at` (localtime_r, as iso_time: the zone is read once, at the
+// first call, and cached by the C library).
+int64_t utc_offset_at(int64_t at) {
+  const time_t tt = at;
+  struct tm tm {};
+  localtime_r(&tt, &tm);
+  return tm.tm_gmtoff;
+}
+
+// Tells the job's owner by mail that the job left its nodes warm as `pool` (--mail-type END or
+// ALL): its nodes, its expiry and what a matching job must share (warm/notice.hpp).
+//
+// How: Slurm 22.05 runs MailProg as `MailProg -s SUBJECT USER`, with no body, and
+// mail_job_info() writes the subject itself ("Slurm Job_id=N Name=NAME Ended, Run time ...");
+// a plugin cannot add a body or its own subject. mail_job_info() only queues the mail (under
+// agent.c's mail_mutex); slurmctld's agent thread later runs MailProg through slurmscriptd in a
+// thread of its own, outside every lock, as for Slurm's own mails. So the notice is a second
+// mail through that same queue, for a copy of the job record whose name is the notice: its
+// subject reads "Slurm Job_id=42 Name=shareq: job 42 left its nodes warm as wp-3: ... Ended,
+// Run time ...". Nothing runs and nothing is written here. The copy's SPANK environment also
+// carries SHAREQ_WARM_POOL, SHAREQ_WARM_NODES and SHAREQ_WARM_UNTIL (epoch seconds), which
+// MailProg receives as SPANK_SHAREQ_WARM_*: a site's MailProg can tell the notice apart.
+void mail_pool_notice(job_record_t* job, const warm::WarmPool& pool, int64_t now) {
+  if ((job->mail_type & MAIL_JOB_END) == 0 || job->mail_user == nullptr) return;
+  std::string notice = warm::pool_notice(pool, job->job_id, env_value(job, "SHAREQ_IMAGE"), now,
+                                         utc_offset_at(pool.expires_at));
+  std::vector<std::string> added = {"SHAREQ_WARM_POOL=" + pool.name(),
+                                    "SHAREQ_WARM_NODES=" + text::join(pool.nodes, ","),
+                                    "SHAREQ_WARM_UNTIL=" + std::to_string(pool.expires_at)};
+  std::vector<char*> env;
+  for (uint32_t i = 0; i < job->spank_job_env_size; ++i) env.push_back(job->spank_job_env[i]);
+  for (std::string& entry : added) env.push_back(entry.data());
+  env.push_back(nullptr);
+  job_record_t copy = *job;  // read only by mail_job_info(); it frees nothing of it
+  copy.name = notice.data();
+  copy.spank_job_env = env.data();
+  copy.spank_job_env_size = static_cast<uint32_t>(env.size() - 1);
+  // An array task's mail would otherwise be written for the array's record, with its name.
+  copy.mail_type |= MAIL_ARRAY_TASKS;
+  mail_job_info(&copy, MAIL_JOB_END);
+  log_info("warm: JobId=%u: mailed the notice of %s to %s", job->job_id, pool.name().c_str(),
+           job->mail_user);
 }
 
 void log_ended(const std::vector<warm::WarmPool>& ended) {
@@ -356,6 +401,7 @@ void warm_job_ended(job_record_t* job, int64_t now) {
     append_admin_word(job,
                       "shareq-left-warm:" + pool.name() + ",until:" + iso_time(pool.expires_at));
     log_info("warm: JobId=%u: %s", job->job_id, warm::describe(pool).c_str());
+    mail_pool_notice(job, pool, now);
   }
   save_locked();
   publish_locked(*reg, now);

@@ -7,6 +7,7 @@ a node other than the scheduler's first choice (-w p4n3), so that landing there 
 doing. Every wait is bounded.
 """
 
+import datetime
 import hashlib
 import os
 import re
@@ -448,3 +449,49 @@ def test_reclaim_ends_a_borrowers_reserved_pool_before_preempting_its_jobs(reser
     assert re.search(rf"{pool} terminated.*reclaimed for job {reclaimer} of share ProdExp2",
                      log, re.IGNORECASE), "slurmctld logs why the pool ended"
 
+
+
+def mails(c):
+    """Every mail the cluster's MailProg recorded (tests/cluster/lib/config.sh), oldest first."""
+    return [p.read_text() for p in sorted((c.dir / "mail").glob("mail-*"))]
+
+
+NOTICE = re.compile(r"arg: Slurm Job_id=(\d+) Name=shareq: job (\d+) left its nodes warm as "
+                    r"(wp-\d+): (\S+) \(partition (\S+)\) until (\S+) \(in (\d+) s\); (.*) Ended")
+
+
+def test_pool_notice_is_mailed_with_mail_type_end_only(warm):
+    c = warm
+    digest = publish(c, "warm-m")
+    quiet = make_pool(c, "alice", "warm-m", node="p4n3")  # no --mail-type: no notice
+    mailed = sbatch_out(c, "alice", "warm-m-mailed.out", "-p", "p4", "-N1", "--exclusive",
+                        "-w", "p4n2", "--image=warm-m", "--keep-alive=300", "--mail-type=END",
+                        "--mail-user=alice@example.org", script="true")
+    c.wait_state(mailed, "COMPLETED")
+
+    def notice():
+        for text in mails(c):
+            m = NOTICE.search(text)
+            if m and int(m.group(1)) == mailed:
+                return text, m
+        return None
+    text, m = wait_until("the warm-pool notice of the mailed job", notice)
+    assert int(m.group(2)) == mailed and m.group(4) == "p4n2" and m.group(5) == "p4", text
+    pool, until_iso, left = m.group(3), m.group(6), int(m.group(7))
+    extra = wait_until(f"p4n2 to show {pool}", lambda: c.node_extra("p4n2").startswith(
+        f"shareq:{pool},available,") and c.node_extra("p4n2"))
+    until = int(re.search(r",until=(\d+),", extra).group(1))
+    # The absolute time carries its UTC offset and is the pool's deadline; so are the seconds.
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", until_iso), until_iso
+    assert datetime.datetime.fromisoformat(until_iso).timestamp() == until, text
+    assert 250 <= left <= 300, text
+    assert m.group(8) == (f"a job reuses them when it has the same user alice, share prodexp1, "
+                          f"image warm-m (sha256:{digest[:12]}), partition p4, node count 1"), text
+    assert "arg: -s\n" in text and "arg: alice@example.org\n" in text, text
+    assert f"SPANK_SHAREQ_WARM_POOL={pool}\n" in text and "SPANK_SHAREQ_WARM_NODES=p4n2\n" in text
+    assert f"SPANK_SHAREQ_WARM_UNTIL={until}\n" in text, text
+    # Slurm's own end mail still comes, and the job that asked for no mail got none: its mail
+    # would have been queued before the notice above.
+    wait_until("Slurm's own end mail", lambda: any(
+        f"arg: Slurm Job_id={mailed} Name=wrap Ended" in t for t in mails(c)))
+    assert not any(f"Job_id={quiet} " in t for t in mails(c)), mails(c)

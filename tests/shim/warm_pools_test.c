@@ -41,6 +41,23 @@ node_record_t* find_node_record(char* name) {
 /* A fake bitmap: bit i of the first word is node i. */
 int bit_test(bitstr_t* b, bitoff_t bit) { return (int)((b[0] >> bit) & 1); }
 
+/* mail_job_info: records what the last mail would say (the subject's name, the type, the
+ * recipient and the SPANK environment MailProg would get), and how many were queued. */
+static int g_mails = 0;
+static char g_mail_name[1024], g_mail_user[64], g_mail_env[1024];
+static uint16_t g_mail_type = 0;
+void mail_job_info(job_record_t* job, uint16_t mail_type) {
+  ++g_mails;
+  g_mail_type = mail_type;
+  snprintf(g_mail_name, sizeof g_mail_name, "%s", job->name != NULL ? job->name : "");
+  snprintf(g_mail_user, sizeof g_mail_user, "%s", job->mail_user != NULL ? job->mail_user : "");
+  g_mail_env[0] = '\0';
+  for (uint32_t i = 0; i < job->spank_job_env_size; ++i) {
+    strncat(g_mail_env, job->spank_job_env[i], sizeof g_mail_env - strlen(g_mail_env) - 2);
+    strcat(g_mail_env, "\n");
+  }
+}
+
 /* Jobs here have no part_ptr_list, so these are never reached. */
 list_itr_t* list_iterator_create(list_t* l) {
   (void)l;
@@ -242,6 +259,37 @@ static void job_ended_with_keep_alive_makes_a_pool(void** state) {
   free_extras();
 }
 
+static void a_pool_is_mailed_only_with_mail_type_end(void** state) {
+  (void)state;
+  g_mails = 0;
+  fake_job_t* quiet = new_job(30, kAlice, "prodexp1", "p4", "n1", 1, 300);
+  warm_test_job_started(&quiet->job, 900);
+  end_job(quiet, JOB_COMPLETE, kAlice, 1000);
+  assert_int_equal(g_mails, 0);
+  fake_job_t* mailed = new_job(31, kAlice, "prodexp1", "p4", "n2", 1, 300);
+  mailed->job.mail_type = MAIL_JOB_END | MAIL_JOB_FAIL;
+  mailed->job.mail_user = (char*)"alice@example.org";
+  mailed->job.name = (char*)"train";
+  warm_test_job_started(&mailed->job, 900);
+  end_job(mailed, JOB_COMPLETE, kAlice, 1000);
+  assert_int_equal(g_mails, 1);
+  assert_int_equal(g_mail_type, MAIL_JOB_END);
+  assert_string_equal(g_mail_user, "alice@example.org");
+  assert_non_null(strstr(g_mail_name,
+                         "shareq: job 31 left its nodes warm as wp-2: n2 (partition "
+                         "p4) until "));
+  assert_non_null(strstr(g_mail_name, "(in 300 s); a job reuses them when it has the same"));
+  assert_non_null(strstr(g_mail_env,
+                         "SHAREQ_WARM_POOL=wp-2\nSHAREQ_WARM_NODES=n2\n"
+                         "SHAREQ_WARM_UNTIL=1300\n"));
+  assert_string_equal(mailed->job.name, "train"); /* the job itself keeps its name */
+  mailed->job.mail_user = NULL;
+  mailed->job.name = NULL;
+  free_job(quiet);
+  free_job(mailed);
+  free_extras();
+}
+
 static void job_ended_by_node_failure_or_admin_cancel_makes_none(void** state) {
   (void)state;
   fake_job_t* failed = new_job(20, kAlice, "prodexp1", "p4", "n1", 1, 300);
@@ -440,6 +488,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(no_pool_means_no_waiting_pool_and_no_advice, setup, teardown),
       cmocka_unit_test_setup_teardown(job_ended_with_keep_alive_makes_a_pool, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_pool_is_mailed_only_with_mail_type_end, setup, teardown),
       cmocka_unit_test_setup_teardown(job_ended_by_node_failure_or_admin_cancel_makes_none, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(matching_job_is_advised_to_the_pool_and_claims_it, setup,

@@ -55,6 +55,28 @@ EOF
   chmod 0755 "$D/etc/epilog"
 }
 
+# MailProg: records each mail Slurm sends (its arguments; the job id, mail type and shareq's warm
+# pool variables from its environment; stdin) as one file in $D/mail, for the warm-pool notice
+# test. Slurm runs it as `MailProg -s SUBJECT USER`; nothing is mailed.
+write_mailprog() {
+  mkdir -p "$D/mail"
+  cat >"$D/etc/mailprog" <<'EOF'
+#!/bin/sh
+dir="$(dirname "$0")/../mail"
+tmp="$dir/.$$.tmp"
+{
+  for arg in "$@"; do printf 'arg: %s\n' "$arg"; done
+  env | grep -E '^(SLURM_JOB_ID|SLURM_JOB_MAIL_TYPE|SPANK_SHAREQ_WARM_[A-Z]+)=' | sort
+  printf 'stdin: '
+  timeout 2 cat 2>/dev/null
+  printf '\n'
+} >"$tmp"
+mv "$tmp" "$dir/mail-$(date +%s%N)-$$"
+exit 0
+EOF
+  chmod 0755 "$D/etc/mailprog"
+}
+
 write_configs() {
   local select_type=select/shareq_cons_tres job_submit="JobSubmitPlugins=shareq"
   local priority_type=priority/shareq preempt_type=preempt/shareq
@@ -123,6 +145,8 @@ KillWait=5
 Waittime=0
 # Does nothing unless a test holds a job's nodes COMPLETING (write_epilog below).
 ${epilog_line}
+# Records every mail in $D/mail instead of sending it (write_mailprog).
+MailProg=$D/etc/mailprog
 # The SPANK job prolog (image cache, warm directory) runs on every node at allocation.
 PrologFlags=Alloc
 SchedulerType=sched/backfill
@@ -152,6 +176,7 @@ AccountingStoreFlags=job_comment
 JobCompType=jobcomp/none
 EOF
   write_epilog
+  write_mailprog
   write_topologies
   local i=0 n
   for n in "${NODES[@]}"; do

@@ -14,6 +14,15 @@ class Job {
     info_.id = id;
     info_.user = "alice";
   }
+  Job& user(std::string name) {
+    info_.user = std::move(name);
+    return *this;
+  }
+  // A pending job's expected start, as Slurm's backfill sets it (job_info's start_time).
+  Job& expected_start(int64_t at) {
+    info_.start_time = at;
+    return *this;
+  }
   Job& share(const std::string& account) {
     info_.account = account;
     return *this;
