@@ -108,7 +108,8 @@ bool equivalent(const Config& a, const Config& b) {
          a.warm_pool_mode == b.warm_pool_mode && a.warm_pool_match == b.warm_pool_match &&
          a.unlisted_accounts == b.unlisted_accounts && a.image_store == b.image_store &&
          a.image_cache_dir == b.image_cache_dir &&
-         a.image_cache_size_bytes == b.image_cache_size_bytes;
+         a.image_cache_size_bytes == b.image_cache_size_bytes &&
+         a.image_cache_metrics_file == b.image_cache_metrics_file;
 }
 
 std::string ConfigError::to_string() const {
