@@ -97,10 +97,11 @@ if [[ " $stages " == *" package "* ]]; then
     usr/lib/x86_64-linux-gnu/slurm-wlm/shareq_node.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/priority_shareq.so \
     usr/lib/x86_64-linux-gnu/slurm-wlm/preempt_shareq.so \
-    usr/lib/x86_64-linux-gnu/slurm-wlm/libshareq_ctld.so; do
+    usr/lib/x86_64-linux-gnu/slurm-wlm/libshareq_ctld.so \
+    usr/share/shareq/prometheus/shareq-rules.yml usr/share/shareq/grafana/shareq-dashboard.json; do
     grep -q "\./$f\$" <<<"$contents" || { echo "package lacks $f"; exit 1; }
   done
-  echo "package: $(ls build/deb/shareq_*_amd64.deb) holds the plugins, the tool and the man pages"
+  echo "package: $(ls build/deb/shareq_*_amd64.deb) holds the plugins, the tool, the man pages, the alerting rules and the dashboard"
 fi
 
 if [[ " $stages " == *" bench "* ]]; then

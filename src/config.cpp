@@ -124,7 +124,8 @@ bool equivalent(const Config& a, const Config& b) {
          a.unlisted_accounts == b.unlisted_accounts && a.fallback_delay_s == b.fallback_delay_s &&
          a.max_fallback_requeues == b.max_fallback_requeues && a.image_store == b.image_store &&
          a.image_cache_dir == b.image_cache_dir &&
-         a.image_cache_size_bytes == b.image_cache_size_bytes;
+         a.image_cache_size_bytes == b.image_cache_size_bytes &&
+         a.image_cache_metrics_file == b.image_cache_metrics_file;
 }
 
 std::string ConfigError::to_string() const {

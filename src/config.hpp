@@ -98,6 +98,9 @@ struct Config {
   std::string image_store;  // ImageStore: a directory or an http(s):// URL
   std::string image_cache_dir = "/var/cache/shareq/images";  // ImageCacheDir
   int64_t image_cache_size_bytes = 200LL << 30;              // ImageCacheSize (K/M/G/T suffix)
+  // ImageCacheMetricsFile: the node's textfile for prometheus-node-exporter ("%n" = node
+  // name); empty = no metrics file.
+  std::string image_cache_metrics_file;
 
   // Lookups; names compare as documented above. nullptr / empty when there is none.
   [[nodiscard]] const Family* find_family(std::string_view name) const;

@@ -92,6 +92,12 @@ std::string format_match(const Config& config) {
   return text::join(names, ",");
 }
 
+// Where Debian's prometheus-node-exporter reads textfiles (its --collector.textfile.directory).
+constexpr std::string_view kRecommendedMetricsFile =
+    "/var/lib/prometheus/node-exporter/shareq.prom";
+constexpr std::string_view kMetricsAllowed =
+    "an absolute file path ending in .prom (%n is the node name)";
+
 bool has_whitespace(std::string_view value) {
   return value.find_first_of(" \t\r\n\v\f") != std::string_view::npos;
 }
@@ -125,7 +131,19 @@ Message apply_max_fallback_requeues(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
-constexpr std::array<GlobalSetting, 15> kSettings = {{
+Message apply_image_cache_metrics_file(Config& config, std::string_view value) {
+  // The node exporter's textfile collector reads only *.prom files.
+  if (!value.starts_with('/') || !value.ends_with(".prom") ||
+      value.find("/.prom") != std::string_view::npos || has_whitespace(value)) {
+    return text::quote(value) +
+           " is not a textfile path; allowed: " + std::string(kMetricsAllowed) + ", e.g. " +
+           std::string(kRecommendedMetricsFile);
+  }
+  config.image_cache_metrics_file = std::string(value);
+  return std::nullopt;
+}
+
+constexpr std::array<GlobalSetting, 16> kSettings = {{
     {"DefaultPriority", "0..99", apply_default_priority,
      [](const Config& c) { return std::to_string(c.default_priority); }},
     {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
@@ -185,6 +203,8 @@ constexpr std::array<GlobalSetting, 15> kSettings = {{
        return store(units::parse_size(v), c.image_cache_size_bytes);
      },
      [](const Config& c) { return units::format_size(c.image_cache_size_bytes); }},
+    {"ImageCacheMetricsFile", kMetricsAllowed, apply_image_cache_metrics_file,
+     [](const Config& c) { return c.image_cache_metrics_file; }},
 }};
 
 }  // namespace

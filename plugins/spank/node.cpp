@@ -7,13 +7,16 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "imagecache/cache_metrics.hpp"
 #include "imagecache/image_cache.hpp"
+#include "metrics/image_cache_metrics.hpp"
 #include "node_paths.hpp"
 #include "flags.hpp"
 #include "warm/digest_file.hpp"
@@ -161,16 +164,42 @@ std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::st
   return {};
 }
 
+// Rewrites the node's image-cache metrics file (when ImageCacheMetricsFile is set), counting
+// `request` when given. Metrics never fail a job: a problem is logged and the job goes on.
+void export_metrics(const Config& config, const NodePaths& p,
+                    std::optional<imagecache::ImageCache>& cache,
+                    const std::optional<metrics::ImageRequest>& request, const std::string& phase,
+                    Log log) {
+  if (p.metrics_file.empty()) return;
+  std::string why;
+  if (!cache) cache = open_cache(config, p, &why);
+  if (!cache) {
+    log(phase + ": image cache metrics not written: the node's image cache cannot be used: " + why);
+    return;
+  }
+  Result<std::string> updated = imagecache::update_cache_metrics(*cache, request, p.metrics_file);
+  if (!updated) {
+    log(phase + ": image cache metrics not written: " + updated.error().to_string());
+  } else if (!updated.value().empty()) {
+    log(phase + ": image cache metrics: " + updated.value());
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log) {
   const NodePaths p = node_paths(config, job.node);
   if (!ensure_root_dir(p.jobs, log) || !ensure_root_dir(p.warm, log)) return;
   Prepared out;
+  std::optional<imagecache::ImageCache> cache;
+  std::optional<metrics::ImageRequest> request;  // what the job's image request ended in
   if (!job.image.empty()) {
     Result<ImageRef> ref = parse_image_ref(job.image);
     std::string why;
-    std::optional<imagecache::ImageCache> cache;
     if (!ref) {
       out.error = "image " + job.image + ": " + ref.error().message;
     } else if (!(cache = open_cache(config, p, &why))) {
@@ -180,8 +209,17 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
       if (!wanted.sha256 && warm::is_sha256_hex(job.image_digest, false)) {
         wanted.sha256 = job.image_digest;  // the digest resolved at submission
       }
+      const auto start = std::chrono::steady_clock::now();
       auto cached = cache->ensure_cached(wanted, "job-" + std::to_string(job.job_id), now);
+      request =
+          metrics::ImageRequest{metrics::ImageRequest::Outcome::Failed, seconds_since(start), 0};
       if (cached) {
+        if (cached.value().fetched) {
+          request->outcome = metrics::ImageRequest::Outcome::Fetched;
+          request->bytes = cached.value().size;
+        } else {
+          request->outcome = metrics::ImageRequest::Outcome::Hit;
+        }
         out.image_path = cached.value().path;
         out.digest = cached.value().digest;
         log("prolog: job " + std::to_string(job.job_id) + ": image " + job.image + " " +
@@ -208,6 +246,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
     log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + outcome + ": " +
         std::strerror(errno));
   }
+  export_metrics(config, p, cache, request, "prolog", log);
 }
 
 std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
@@ -252,6 +291,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log)
     sweep_locked(config, p, "", job.warm_ended, now, log);
   }
   ::unlink(prepared_file(p, job.job_id).c_str());
+  export_metrics(config, p, cache, std::nullopt, "epilog", log);  // pins and evictions changed
 }
 
 }  // namespace shareq::spank_plugin::node

@@ -9,15 +9,19 @@ std::string parent_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// `path` with every "%n" replaced by `node`.
+std::string with_node_name(std::string path, const std::string& node) {
+  for (size_t at = path.find("%n"); at != std::string::npos; at = path.find("%n", at)) {
+    path.replace(at, 2, node);
+    at += node.size();
+  }
+  return path;
+}
+
 }  // namespace
 
 std::string node_cache_dir(const Config& config, const std::string& node) {
-  std::string dir = config.image_cache_dir;
-  for (size_t at = dir.find("%n"); at != std::string::npos; at = dir.find("%n", at)) {
-    dir.replace(at, 2, node);
-    at += node.size();
-  }
-  return dir;
+  return with_node_name(config.image_cache_dir, node);
 }
 
 NodePaths node_paths(const Config& config, const std::string& node) {
@@ -27,6 +31,9 @@ NodePaths node_paths(const Config& config, const std::string& node) {
   const std::string root = parent_of(p.cache);
   p.jobs = (root == "/" ? "" : root) + "/jobs";
   p.warm = (root == "/" ? "" : root) + "/warm";
+  if (!config.image_cache_metrics_file.empty()) {
+    p.metrics_file = with_node_name(config.image_cache_metrics_file, node);
+  }
   return p;
 }
 

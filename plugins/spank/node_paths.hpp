@@ -11,9 +11,10 @@
 namespace shareq::spank_plugin {
 
 struct NodePaths {
-  std::string cache;  // ImageCacheDir for this node
-  std::string jobs;   // ROOT/jobs: the prolog's outcome per job
-  std::string warm;   // ROOT/warm: the warm directories
+  std::string cache;         // ImageCacheDir for this node
+  std::string jobs;          // ROOT/jobs: the prolog's outcome per job
+  std::string warm;          // ROOT/warm: the warm directories
+  std::string metrics_file;  // ImageCacheMetricsFile for this node; "" = no metrics
 };
 
 // ImageCacheDir with "%n" replaced by `node`.

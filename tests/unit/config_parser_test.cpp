@@ -172,6 +172,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "http:// or https:// URL"},
         ErrorCase{"relative cache dir", "ImageCacheDir=var/cache", 1, "ImageCacheDir",
                   "is not an absolute path"},
+        ErrorCase{"relative metrics file", "ImageCacheMetricsFile=shareq.prom", 1,
+                  "ImageCacheMetricsFile", "allowed: an absolute file path ending in .prom"},
+        ErrorCase{"metrics file not .prom", "ImageCacheMetricsFile=/var/lib/shareq.txt", 1,
+                  "ImageCacheMetricsFile", "e.g. /var/lib/prometheus/node-exporter/shareq.prom"},
+        ErrorCase{"metrics file only .prom", "ImageCacheMetricsFile=/var/lib/.prom", 1,
+                  "ImageCacheMetricsFile", "is not a textfile path"},
         ErrorCase{"unknown size suffix", "ImageCacheSize=10P", 1, "ImageCacheSize",
                   "\"10P\" is not an integer"},
         ErrorCase{"size overflows", "ImageCacheSize=9999999999T", 1, "ImageCacheSize",
@@ -340,8 +346,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ConfigParser, StringSettings) {
   const Config config = must_parse(
       "ImageStore=https://images.example.com/shareq\nImageCacheDir=/scratch/cache\n"
-      "WarmPoolMatch=user,image\n");
+      "WarmPoolMatch=user,image\nImageCacheMetricsFile=/var/lib/prometheus/%n.prom\n");
   EXPECT_EQ(config.image_store, "https://images.example.com/shareq");
+  EXPECT_EQ(config.image_cache_metrics_file, "/var/lib/prometheus/%n.prom");
+  EXPECT_EQ(Config{}.image_cache_metrics_file, "") << "off unless set";
   EXPECT_EQ(config.image_cache_dir, "/scratch/cache");
   EXPECT_EQ(config.warm_pool_match, (std::vector<MatchField>{MatchField::User, MatchField::Image}));
 }

@@ -201,11 +201,15 @@ EOF
   fi
 
   # The image store and each node's image cache belong to this cluster: ImageStore is the
-  # cluster's HTTP store, ImageCacheDir a directory per node (%n) under the cluster directory.
+  # cluster's HTTP store, ImageCacheDir a directory per node (%n) under the cluster directory,
+  # and so is ImageCacheMetricsFile.
   sed -e "s|^ImageStore=.*|ImageStore=http://127.0.0.1:$STORE_PORT|" \
     -e "s|^ImageCacheDir=.*|ImageCacheDir=$D/nodes/%n/images|" \
     -e "/^Family=p5 /{/Hardware=/!s|\$| Hardware=gpus=$GPUS_PER_NODE,numa=2,cores=96|}" \
     "$SHAREQ_CONF_FILE" >"$D/etc/shareq.conf"
+  # Each node's image-cache metrics (the node exporter's textfile) beside its cache.
+  grep -q '^ImageCacheMetricsFile=' "$D/etc/shareq.conf" ||
+    echo "ImageCacheMetricsFile=$D/nodes/%n/shareq.prom" >>"$D/etc/shareq.conf"
   chmod 0644 "$D/etc/shareq.conf"
 
   cat >"$D/etc/slurmdbd.conf" <<EOF

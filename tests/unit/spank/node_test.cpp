@@ -117,6 +117,49 @@ TEST_F(NodeSide, PrologCachesTheImageAndPinsItForTheJob) {
   EXPECT_TRUE(Logged("job 3: image img already cached"));
 }
 
+// ImageCacheMetricsFile (with %n) set: the prolog counts the job's image request, the epilog
+// refreshes the gauges after unpinning; without the key no file is written.
+TEST_F(NodeSide, TheNodeMetricsFileCountsEachImageRequestAndFollowsThePins) {
+  const std::string prom = Root() + "/shareq.prom";
+  Prolog(Job(20, "img"));
+  EXPECT_FALSE(Exists(prom)) << "no ImageCacheMetricsFile, no metrics file";
+  config_.image_cache_metrics_file = tmp_.path() + "/%n/shareq.prom";
+  Prolog(Job(21, "img"));      // a hit
+  Prolog(Job(22, "missing"));  // a failure
+  std::string text = ReadFile(prom);
+  for (const std::string line :
+       {"shareq_image_cache_hits_total 1\n",
+        "shareq_image_cache_fetches_total{result=\"failure\"} 1\n",
+        "shareq_image_cache_fetches_total{result=\"success\"} 0\n",
+        "shareq_image_cache_bytes 10000\n", "shareq_image_cache_images 1\n",
+        "shareq_image_cache_pinned_images 1\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << "missing " << line << "in\n" << text;
+  }
+  Epilog(Job(20, "img"));
+  Epilog(Job(21, "img"));
+  text = ReadFile(prom);
+  EXPECT_NE(text.find("shareq_image_cache_pinned_images 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("shareq_image_cache_hits_total 1\n"), std::string::npos) << text;
+}
+
+TEST_F(NodeSide, AFetchIsCountedWithItsBytes) {
+  config_.image_cache_metrics_file = tmp_.path() + "/%n/shareq.prom";
+  Prolog(Job(23, "other"));
+  const std::string text = ReadFile(Root() + "/shareq.prom");
+  EXPECT_NE(text.find("shareq_image_cache_fetches_total{result=\"success\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("shareq_image_cache_fetched_bytes_total 5000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("shareq_image_cache_fetch_seconds_count 1\n"), std::string::npos) << text;
+}
+
+TEST_F(NodeSide, AMetricsFileThatCannotBeWrittenIsLoggedAndTheJobGoesOn) {
+  config_.image_cache_metrics_file = tmp_.path() + "/no-such-dir/shareq.prom";
+  const Prepared p = Prolog(Job(24, "img"));
+  EXPECT_EQ(p.error, "");
+  EXPECT_TRUE(Logged("prolog: image cache metrics not written: ImageCacheMetricsFile: "));
+}
+
 TEST_F(NodeSide, ABadImageNameFailsTheJobWithAMessageNamingIt) {
   const Prepared p = Prolog(Job(4, "../etc/passwd"));
   EXPECT_NE(p.error.find("image ../etc/passwd: "), std::string::npos) << p.error;
