@@ -58,3 +58,15 @@ def clean_queue(cluster):
     cluster.cancel_all()
     yield cluster
     cluster.cancel_all()
+
+
+@pytest.fixture
+def own_shareq_conf(clean_queue):
+    """For a test that installs shareq.conf files of its own: starts from the cluster's own file
+    and puts it back afterwards."""
+    c = clean_queue
+    original = (c.dir / "etc" / "shareq.conf").read_text()
+    c.install_shareq_conf(original)
+    yield c
+    c.cancel_all()
+    c.install_shareq_conf(original)

@@ -37,18 +37,14 @@ def needs_shareq_plugins(cluster):
 
 
 @pytest.fixture
-def saturated(clean_queue):
+def saturated(own_shareq_conf):
     """p5 full of ProdExp2's four 8-GPU jobs; the cluster's own shareq.conf put back after."""
-    c = clean_queue
-    path = c.dir / "etc" / "shareq.conf"
-    original = path.read_text()
+    c = own_shareq_conf
     c.install_shareq_conf(conf())
     fill = [gpu_job(c, "prodexp2") for _ in range(4)]
     for job in fill:
         c.wait_state(job, "RUNNING")
-    yield c, fill
-    c.cancel_all()
-    c.install_shareq_conf(original)
+    return c, fill
 
 
 def gpu_job(c, share, *extra, script="sleep 300"):

@@ -40,15 +40,9 @@ def needs_shareq_plugins(cluster):
 
 
 @pytest.fixture
-def shares(clean_queue):
-    """Installs a shareq.conf for one test; puts the cluster's own back afterwards."""
-    c = clean_queue
-    path = c.dir / "etc" / "shareq.conf"
-    original = path.read_text()
-    c.install_shareq_conf(original)
-    yield c
-    c.cancel_all()
-    c.install_shareq_conf(original)
+def shares(own_shareq_conf):
+    """Each test installs a shareq.conf of its own; the cluster's own is put back afterwards."""
+    return own_shareq_conf
 
 
 def node_job(c, user, share, script="sleep 300", priority=None, *extra):
