@@ -73,6 +73,7 @@ Result<std::vector<JobRun>> load_job_runs(const std::string& cluster, int64_t fr
   if (db == nullptr) return slurm_error("slurmdbd");
   slurmdb_job_cond_t cond{};
   cond.flags = JOBCOND_FLAG_DUP | JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_TRUNC;
+  cond.db_flags = SLURMDB_JOB_FLAG_NOTSET;  // as sacct: 0 would keep only jobs without flags
   cond.usage_start = static_cast<time_t>(from);
   cond.usage_end = static_cast<time_t>(to);
   cond.cluster_list = slurm_list_create(nullptr);
