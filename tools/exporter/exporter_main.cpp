@@ -43,7 +43,7 @@ class CounterStore {
 
   // The saved counters; a missing file is a fresh start, a damaged one is set aside (a reset
   // of every counter, which Prometheus's rate() absorbs) and logged.
-  CounterState load() const {
+  [[nodiscard]] CounterState load() const {
     std::ifstream in(path_);
     if (!in) {
       log("no " + path_ + ": counting from now on");
@@ -61,7 +61,7 @@ class CounterStore {
   }
 
   // Empty on success, else the reason.
-  std::string save(const CounterState& state) const {
+  [[nodiscard]] std::string save(const CounterState& state) const {
     const std::string temp = path_ + ".tmp";
     {
       std::ofstream out(temp, std::ios::trunc);

@@ -107,10 +107,10 @@ std::string format_value(double value) {
   if (value == std::trunc(value) && std::fabs(value) < 9007199254740992.0) {
     const auto as_int = static_cast<int64_t>(value);
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, as_int);
-    return std::string(buf, end);
+    return {buf, end};
   }
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);
-  return std::string(buf, end);
+  return {buf, end};
 }
 
 std::string render(std::span<const MetricFamily> families) {

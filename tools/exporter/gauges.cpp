@@ -21,6 +21,7 @@ void add(MetricFamily& family, Labels labels, double value) {
 
 struct PendingKey {
   std::string family, share, tier;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>
   auto operator<=>(const PendingKey&) const = default;
 };
 

@@ -66,6 +66,7 @@ struct JobRun {
 struct RunKey {
   uint32_t id = 0;
   int64_t start = 0;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>
   auto operator<=>(const RunKey&) const = default;
 };
 
