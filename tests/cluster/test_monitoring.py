@@ -326,13 +326,39 @@ def grafana_to_promql(expr):
     return re.sub(r'=~?\s*"\$\{?\w+\}?"', '=~".+"', expr)
 
 
-def test_every_dashboard_panel_has_data(monitoring):
+def test_every_dashboard_panel_has_data(monitoring, shares):
+    m, c = monitoring, shares
     dashboards = sorted((REPO / "packaging" / "grafana").glob("*.json"))
     if not dashboards:
         pytest.skip("no packaging/grafana/*.json yet (the dashboard is written separately)")
+    # Something for every panel: a warm pool that stays, a failed job, a pending one.
+    end_pools(c)
+    publish(c, "mon-b")
+    make_pool(c, "alice", "mon-b", keep_alive=300)
+    failed = c.sbatch("alice", "-p", "p4", "-N1", "--share=prodexp1", script="false")
+    c.wait_state(failed, "FAILED")
+    later = c.sbatch("alice", "-p", "p4", "-N1", "--share=prodexp1", "--begin=now+600")
+    c.wait_state(later, "PENDING")
+    wait_until("the failure to be counted",
+               lambda: m.value('sum(shareq_job_failures_total{cause="failed"})'), SCRAPE_WAIT)
+    has_node_files = any(m.textfile_dir.glob("*.prom"))
+    missing, node_missing = [], []
+    deadline = time.monotonic() + SCRAPE_WAIT  # a rate() needs two scrapes of a new series
     for path in dashboards:
         exprs = panel_exprs(json.loads(path.read_text()))
         assert exprs, f"{path}: no panel target with an expr"
         for title, expr in exprs:
             promql = grafana_to_promql(expr)
-            assert monitoring.query(promql), f"{path.name}: panel {title!r}: no data for {promql}"
+            while not m.query(promql) and time.monotonic() < deadline:
+                time.sleep(0.5)
+            if m.query(promql):
+                continue
+            node_panel = "shareq_image_cache" in promql
+            (node_missing if node_panel else missing).append(f"{path.name}: {title!r}: {promql}")
+    assert not missing, "panels without data:\n" + "\n".join(missing)
+    if node_missing:
+        assert not has_node_files, "panels without data:\n" + "\n".join(node_missing)
+        end_pools(c)
+        pytest.skip("the node image-cache panels need the node side's .prom file in "
+                    f"{m.textfile_dir} (not written here yet): " + "; ".join(node_missing))
+    end_pools(c)
