@@ -2,7 +2,8 @@
 # Installs everything shareq needs on a Debian 12 machine: Slurm 22.05 daemons and client,
 # munge, MariaDB, the build toolchain and test libraries, hwloc (the node hardware check; its
 # lstopo writes the tests' topology of this machine), git (the package build copies the
-# tracked files), prometheus (promtool checks and tests the alerting rules). Idempotent; needs root.
+# tracked files), libmicrohttpd (shareq-exporter's HTTP), Prometheus (promtool checks and tests
+# the alerting rules; the monitoring cluster test) and its node exporter. Idempotent; needs root.
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -16,7 +17,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev libcmocka-dev
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libhwloc-dev hwloc
   libmunge-dev dpkg-dev git python3 python3-pytest procps sudo
-  prometheus
+  libmicrohttpd-dev prometheus prometheus-node-exporter
 )
 
 missing=()
@@ -31,7 +32,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 # Debian starts daemons on install when it can; shareq's cluster runs its own, privately.
-for svc in munge mariadb slurmctld slurmd slurmdbd prometheus; do
+for svc in munge mariadb slurmctld slurmd slurmdbd prometheus prometheus-node-exporter; do
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
     systemctl stop "$svc" || true
   fi

@@ -208,6 +208,12 @@ void mail_pool_notice(job_record_t* job, const warm::WarmPool& pool, int64_t now
            job->mail_user);
 }
 
+// "shareq-start:warm,at:T": how this run (the one that starts at T) started, for the exporter's
+// shareq_warm_starts_total (slurmdbd keeps it with the run; earlier runs' words name their own T).
+std::string start_word(const char* how, const job_record_t* job) {
+  return std::string("shareq-start:") + how + ",at:" + std::to_string(job->start_time);
+}
+
 void log_ended(const std::vector<warm::WarmPool>& ended) {
   for (const warm::WarmPool& pool : ended) log_info("warm: %s", warm::describe(pool).c_str());
 }
@@ -348,6 +354,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
                                   std::to_string(pool.origin_job) + ", key " +
                                   pool.key.to_string() + ")");
       append_admin_word(job, "shareq-warm-start:" + pool.name());
+      append_admin_word(job, start_word("warm", job));
       log_info("warm: JobId=%u starts warm on %s", job->job_id, pool.name().c_str());
       changed = true;
     }
@@ -359,6 +366,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
     if (keep_alive_of(job) > 0) warm_name = warm::node_warm_name(job->job_id);
     if (keep_alive_of(job) > 0 || !env_value(job, "SHAREQ_IMAGE").empty()) {
       set_system_comment(job, "shareq: cold start (no matching warm pool)");
+      append_admin_word(job, start_word("cold", job));
     }
   }
   if (warm_name.empty()) {

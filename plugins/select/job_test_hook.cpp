@@ -188,6 +188,21 @@ const char* kind_name(policy::PreemptKind kind) {
   return kind == policy::PreemptKind::Reclaim ? "reclaim" : "in-share";
 }
 
+// "shareq-preempted:reclaim,by:N,run:T" in the victim's AdminComment, which slurmdbd keeps with
+// the run that started at T (22.05 sends it no SystemComment): the exporter counts
+// shareq_preemptions_total from it, once per run. Memory only, under the job write lock.
+void append_preempted_word(job_record_t* victim, policy::PreemptKind kind, uint32_t by) {
+  const std::string word = std::string("shareq-preempted:") +
+                           (kind == policy::PreemptKind::Reclaim ? "reclaim" : "in_share") +
+                           ",by:" + std::to_string(by) +
+                           ",run:" + std::to_string(victim->start_time);
+  const std::string old = victim->admin_comment != nullptr ? victim->admin_comment : "";
+  if ((" " + old + " ").find(" " + word + " ") != std::string::npos) return;
+  const std::string text = old.empty() ? word : old + " " + word;
+  xfree(victim->admin_comment);
+  victim->admin_comment = xstrdup(text.c_str());
+}
+
 // SystemComment on each victim cons_tres kept, and one log line each.
 void record_victims(list_t* preempted, const policy::VictimChoice& choice, const job_record_t* by,
                     const policy::Policy& p, policy::ShareId share, policy::FamilyId family) {
@@ -208,6 +223,7 @@ void record_victims(list_t* preempted, const policy::VictimChoice& choice, const
     }
     xfree(victim->system_comment);
     victim->system_comment = xstrdup(comment.c_str());
+    append_preempted_word(victim, v->kind, by->job_id);
     info("shareq: select: JobId=%u preempts JobId=%u (%s)", by->job_id, victim->job_id,
          kind_name(v->kind));
   }

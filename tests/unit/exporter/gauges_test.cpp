@@ -1,0 +1,81 @@
+// The gauges say what shareq status says, from the same ClusterState.
+#include "gauges.hpp"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "../test_configs.hpp"
+#include "policy/ordering.hpp"
+#include "tool_builders.hpp"
+
+namespace shareq::exporter {
+namespace {
+
+using tool::testing::Job;
+
+const Config kConfig = shareq::testing::must_parse(shareq::testing::kClusterConf);
+
+std::optional<double> value(const std::vector<MetricFamily>& families, const std::string& name,
+                            const Labels& labels) {
+  for (const MetricFamily& family : families) {
+    if (family.name != name) continue;
+    for (const Sample& sample : family.samples) {
+      if (sample.labels == labels) return sample.value;
+    }
+  }
+  return std::nullopt;
+}
+
+TEST(Gauges, UsageBorrowedLimitsAndPendingByTier) {
+  tool::ClusterData data;
+  data.now = 1000;
+  data.jobs = {Job(1).share("prodexp2").gpus(16).partitions({"p5"}).running(100),
+               Job(2).share("prodexp2").gpus(8).partitions({"p5"}).running(100),
+               Job(3).share("research").gpus(8).partitions({"p5"}).running(100),
+               Job(4)
+                   .share("research")
+                   .gpus(4)
+                   .partitions({"p5"})
+                   .slurm_priority(policy::kWithinQuotaTier + 5)
+                   .pending(400),
+               Job(5).share("research").gpus(8).partitions({"p5"}).slurm_priority(7).pending(700),
+               Job(6).share("research").gpus(8).partitions({"p5"}).slurm_priority(7).pending(900)};
+  const tool::ClusterState state(kConfig, data);
+  const auto metrics = gauge_metrics(state, {}, {});
+  const Labels p5_research{{"family", "p5"}, {"share", "research"}};
+  const Labels p5_prodexp2{{"family", "p5"}, {"share", "prodexp2"}};
+  EXPECT_EQ(value(metrics, "shareq_family_capacity", {{"family", "p5"}, {"unit", "gres/gpu"}}), 32);
+  EXPECT_EQ(value(metrics, "shareq_share_quota", p5_research), 16);
+  EXPECT_EQ(value(metrics, "shareq_share_usage", p5_prodexp2), 24);
+  EXPECT_EQ(value(metrics, "shareq_share_borrowed", p5_prodexp2), 8);
+  EXPECT_EQ(value(metrics, "shareq_running_jobs", p5_prodexp2), 2);
+  EXPECT_EQ(value(metrics, "shareq_share_borrow_limit", p5_research), 8);
+  EXPECT_EQ(value(metrics, "shareq_share_borrow_limit", p5_prodexp2), std::nullopt);  // UNLIMITED
+  EXPECT_EQ(value(metrics, "shareq_share_lend_limit", p5_research), std::nullopt);
+  Labels within = p5_research;
+  within.emplace_back("tier", "within_quota");
+  Labels borrow = p5_research;
+  borrow.emplace_back("tier", "borrow");
+  EXPECT_EQ(value(metrics, "shareq_pending_jobs", within), 1);
+  EXPECT_EQ(value(metrics, "shareq_pending_jobs", borrow), 2);
+  EXPECT_EQ(value(metrics, "shareq_oldest_pending_seconds", within), 600);
+  EXPECT_EQ(value(metrics, "shareq_oldest_pending_seconds", borrow), 300);
+}
+
+TEST(Gauges, WarmPoolsByFamilyAndState) {
+  tool::ClusterData data;
+  data.now = 1000;
+  const tool::ClusterState state(kConfig, data);
+  const std::vector<tool::NodeInfo> nodes = {
+      {"p5n1", "shareq:wp-1,available,owner=alice/research,until=2000,key=k", {"p5"}, 8},
+      {"p5n2", "shareq:wp-1,available,owner=alice/research,until=2000,key=k", {"p5"}, 8},
+      {"p4n1", "", {"p4"}, 0}};
+  const auto metrics = gauge_metrics(state, tool::collect_pools(nodes), nodes);
+  EXPECT_EQ(value(metrics, "shareq_warm_pools", {{"family", "p5"}, {"state", "available"}}), 1);
+  EXPECT_EQ(value(metrics, "shareq_warm_pool_nodes", {{"family", "p5"}}), 2);
+  EXPECT_EQ(value(metrics, "shareq_warm_pool_nodes", {{"family", "p4"}}), 0);
+}
+
+}  // namespace
+}  // namespace shareq::exporter

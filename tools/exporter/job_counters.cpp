@@ -1,0 +1,159 @@
+#include "job_counters.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <optional>
+
+#include "cluster_state.hpp"
+#include "text.hpp"
+
+namespace shareq::exporter {
+namespace {
+
+constexpr std::array<double, 14> kWaitBuckets = {1,   5,    10,   30,   60,    120,   300,
+                                                 600, 1800, 3600, 7200, 14400, 43200, 86400};
+
+std::optional<int64_t> to_int(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// The value of `key:` among the comma-separated fields of `word` after its prefix.
+std::optional<std::string_view> field(std::string_view fields, std::string_view key) {
+  for (std::string_view part : text::split(fields, ',')) {
+    if (part.size() > key.size() && part.substr(0, key.size()) == key && part[key.size()] == ':') {
+      return part.substr(key.size() + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+// The first field of the word `prefix...` whose `time_key` names `start`: "warm", "reclaim".
+std::optional<std::string> word_for_run(std::string_view comment, std::string_view prefix,
+                                        std::string_view time_key, int64_t start) {
+  for (std::string_view word : text::split(comment, ' ')) {
+    if (word.substr(0, prefix.size()) != prefix) continue;
+    const std::string_view fields = word.substr(prefix.size());
+    const auto at = field(fields, time_key);
+    if (!at || to_int(*at) != start) continue;
+    return std::string(fields.substr(0, fields.find(',')));
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> failure_cause(RunEnd state, bool preempted) {
+  switch (state) {
+    case RunEnd::NodeFail:
+      return "node_fail";
+    case RunEnd::Failed:
+      return "failed";
+    case RunEnd::Timeout:
+      return "timeout";
+    case RunEnd::Requeued:
+      return preempted ? std::nullopt : std::optional<std::string>("prolog");
+    default:
+      return std::nullopt;
+  }
+}
+
+void count_end(CounterState& state, const JobRun& run, const std::string& family,
+               const std::string& share) {
+  const auto reason = word_for_run(run.admin_comment, "shareq-preempted:", "run", run.start);
+  if (reason && (*reason == "reclaim" || *reason == "in_share")) {
+    ++state.preemptions[{family, share, *reason}];
+  }
+  if (const auto cause = failure_cause(run.state, reason.has_value())) {
+    ++state.failures[{family, share, *cause}];
+  }
+  const auto result = word_for_run(run.admin_comment, "shareq-start:", "at", run.start);
+  if (result && (*result == "warm" || *result == "cold")) ++state.warm_starts[{family, *result}];
+}
+
+void forget_before(std::map<RunKey, int64_t>& keys, int64_t oldest) {
+  std::erase_if(keys, [&](const auto& entry) { return entry.second < oldest; });
+}
+
+}  // namespace
+
+std::span<const double> wait_buckets() { return kWaitBuckets; }
+
+int64_t query_start(const CounterState& state, int64_t now, int64_t lookback) {
+  if (state.since == 0) return now;
+  return std::max(state.since, state.watermark - lookback);
+}
+
+void count_runs(CounterState& state, const policy::Policy& policy, std::span<const JobRun> runs,
+                int64_t now, int64_t lookback) {
+  if (state.since == 0) state.since = state.watermark = now;
+  const int64_t oldest = query_start(state, now, lookback);
+  for (const JobRun& run : runs) {
+    if (run.start <= 0) continue;
+    const auto family_id = policy.family_of_partition(run.partition);
+    if (!family_id) continue;
+    const std::string family = policy.family(*family_id).name;
+    tool::JobInfo info;
+    info.id = run.id;
+    info.account = run.account;
+    info.partitions = {run.partition};
+    info.admin_comment = run.admin_comment;
+    const std::string share = tool::share_name_of(policy, info);
+    const RunKey key{run.id, run.start};
+    if (run.start >= oldest && state.started.emplace(key, run.start).second) {
+      auto [it, fresh] = state.waits.try_emplace({family, share}, empty_histogram(kWaitBuckets));
+      observe(it->second, static_cast<double>(std::max<int64_t>(0, run.start - run.submit)));
+    }
+    if (run.end > 0 && run.state != RunEnd::None && run.end >= oldest &&
+        state.ended.emplace(key, run.end).second) {
+      count_end(state, run, family, share);
+    }
+  }
+  state.watermark = std::max(state.watermark, now);
+  forget_before(state.started, state.watermark - lookback);
+  forget_before(state.ended, state.watermark - lookback);
+}
+
+std::vector<MetricFamily> counter_metrics(const CounterState& state) {
+  MetricFamily preemptions{"shareq_preemptions_total",
+                           "Runs of the share's jobs preempted, by reason (reclaim: a share took "
+                           "back its quota; in_share: a job of the same share with a higher "
+                           "priority).",
+                           MetricType::Counter,
+                           {}};
+  for (const auto& [key, n] : state.preemptions) {
+    const auto& [family, share, reason] = key;
+    preemptions.samples.push_back(
+        {{{"family", family}, {"share", share}, {"reason", reason}}, static_cast<double>(n), ""});
+  }
+  MetricFamily waits{"shareq_job_wait_seconds",
+                     "Seconds from submission to start of the share's job runs that started.",
+                     MetricType::Histogram,
+                     {}};
+  for (const auto& [key, data] : state.waits) {
+    add_histogram(waits, {{"family", key.first}, {"share", key.second}}, data);
+  }
+  MetricFamily failures{"shareq_job_failures_total",
+                        "Runs of the share's jobs that ended badly, by cause (node_fail, prolog, "
+                        "failed, timeout).",
+                        MetricType::Counter,
+                        {}};
+  for (const auto& [key, n] : state.failures) {
+    const auto& [family, share, cause] = key;
+    failures.samples.push_back(
+        {{{"family", family}, {"share", share}, {"cause", cause}}, static_cast<double>(n), ""});
+  }
+  MetricFamily warm{"shareq_warm_starts_total",
+                    "Runs that started on a warm pool (warm) or, with --image or --keep-alive, "
+                    "on none (cold); counted when the run ends.",
+                    MetricType::Counter,
+                    {}};
+  for (const auto& [key, n] : state.warm_starts) {
+    warm.samples.push_back(
+        {{{"family", key.first}, {"result", key.second}}, static_cast<double>(n), ""});
+  }
+  return {preemptions, waits, failures, warm};
+}
+
+}  // namespace shareq::exporter
