@@ -11,6 +11,7 @@
 
 #include "config_state.hpp"
 #include "controller_state.hpp"
+#include "job_comments.hpp"
 #include "log.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurmctld_headers.hpp"
@@ -139,29 +140,6 @@ std::string iso_time(int64_t t) {
   localtime_r(&tt, &tm);
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
   return buf;
-}
-
-void set_system_comment(job_record_t* job, const std::string& text) {
-  xfree(job->system_comment);
-  job->system_comment = xstrdup(text.c_str());
-}
-
-void append_system_comment(job_record_t* job, const std::string& text) {
-  if (job->system_comment != nullptr && job->system_comment[0] != '\0') {
-    set_system_comment(job, std::string(job->system_comment) + "; " + text);
-  } else {
-    set_system_comment(job, text);
-  }
-}
-
-// AdminComment is what sacct keeps (22.05's slurmctld sends no SystemComment to slurmdbd): one
-// more space-separated word after job_submit's tag, which stays the first word.
-void append_admin_word(job_record_t* job, const std::string& word) {
-  const std::string text = job->admin_comment != nullptr && job->admin_comment[0] != '\0'
-                               ? std::string(job->admin_comment) + " " + word
-                               : word;
-  xfree(job->admin_comment);
-  job->admin_comment = xstrdup(text.c_str());
 }
 
 // The local zone's UTC offset at `at` (localtime_r, as iso_time: the zone is read once, at the

@@ -8,6 +8,7 @@
 #include "gpu_packing.hpp"
 #include "config_state.hpp"
 #include "image_digests.hpp"
+#include "job_comments.hpp"
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
 #include "policy/decision.hpp"
@@ -156,14 +157,6 @@ void set_wait_reason(job_record_t* job, const std::string& text) {
   last_job_update = time(nullptr);
 }
 
-void append_system_comment(job_record_t* job, const std::string& text) {
-  const std::string all = job->system_comment != nullptr && job->system_comment[0] != '\0'
-                              ? std::string(job->system_comment) + "; " + text
-                              : text;
-  xfree(job->system_comment);
-  job->system_comment = xstrdup(all.c_str());
-}
-
 void clear_wait_reason(job_record_t* job) {
   if (job->state_reason != kShareqReason) return;
   job->state_reason = WAIT_NO_REASON;
@@ -196,11 +189,7 @@ void append_preempted_word(job_record_t* victim, policy::PreemptKind kind, uint3
                            (kind == policy::PreemptKind::Reclaim ? "reclaim" : "in_share") +
                            ",by:" + std::to_string(by) +
                            ",run:" + std::to_string(victim->start_time);
-  const std::string old = victim->admin_comment != nullptr ? victim->admin_comment : "";
-  if ((" " + old + " ").find(" " + word + " ") != std::string::npos) return;
-  const std::string text = old.empty() ? word : old + " " + word;
-  xfree(victim->admin_comment);
-  victim->admin_comment = xstrdup(text.c_str());
+  ctld::append_admin_word(victim, word);
 }
 
 // SystemComment on each victim cons_tres kept, and one log line each.
@@ -221,8 +210,7 @@ void record_victims(list_t* preempted, const policy::VictimChoice& choice, const
     if (victim->system_comment != nullptr && comment == victim->system_comment) {
       continue;  // already recorded (a grace period repeats the choice every pass)
     }
-    xfree(victim->system_comment);
-    victim->system_comment = xstrdup(comment.c_str());
+    ctld::set_system_comment(victim, comment);
     append_preempted_word(victim, v->kind, by->job_id);
     info("shareq: select: JobId=%u preempts JobId=%u (%s)", by->job_id, victim->job_id,
          kind_name(v->kind));
@@ -496,7 +484,10 @@ void job_started(job_record_t* job, time_t now) {
       job->details != nullptr && job->details->begin_time > 0 ? job->details->begin_time : now;
   const std::string note = policy::fallback_comment(p, *started->home, *family,
                                                     std::max<int64_t>(now - eligible, 0), home);
-  append_system_comment(job, note);
+  ctld::append_system_comment(job, note);
+  // For slurmdbd and shareq-exporter's shareq_fallbacks_total: the run that starts now fell back.
+  ctld::append_admin_word(job, "shareq-fallback:saturated,from:" + p.family(*started->home).name +
+                                   ",at:" + std::to_string(job->start_time));
   info("shareq: select: JobId=%u %s", job->job_id, note.c_str());
 }
 

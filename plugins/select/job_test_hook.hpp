@@ -57,7 +57,9 @@ int job_test(const JobTestArgs& args);
 
 // select_p_job_begin, after warm pools (their SystemComment is set first): a job that starts in
 // a fallback family gets "shareq: fell back from p5 to p4 after N s: ..." appended to its
-// SystemComment and a log line. Job write lock held. May throw; the caller guards.
+// SystemComment, "shareq-fallback:saturated,from:p5,at:START" to its AdminComment (slurmdbd
+// keeps it with the run; shareq-exporter counts it), and a log line. Job write lock held. May
+// throw; the caller guards.
 void job_started(job_record_t* job, time_t now);
 
 }  // namespace shareq::select

@@ -74,7 +74,9 @@ def test_a_job_falls_back_after_its_delay_and_not_before(saturated):
     info = c.job(job)
     assert info["Partition"] == "p4", info
     assert started_at(c, job) - eligible_at(c, job) >= DELAY
-    assert f"shareq: fell back from p5 to p4 after" in info.get("SystemComment", ""), info
+    assert "shareq: fell back from p5 to p4 after" in info.get("SystemComment", ""), info
+    # The word slurmdbd keeps with the run, for shareq-exporter's shareq_fallbacks_total.
+    assert f"shareq-fallback:saturated,from:p5,at:{started_at(c, job)}" in info["AdminComment"], info
     # It runs as a job of its share in p4: usage 1 node of ProdExp2's quota there.
     p4 = c.shareq_status("p4")
     assert p4["by_share"]["prodexp2"]["usage"] == 1, p4

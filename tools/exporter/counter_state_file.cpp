@@ -64,10 +64,15 @@ std::string parse_record(const std::vector<std::string_view>& f, CounterState& s
     const auto end = need(4) ? number<int64_t>(f[3]) : std::nullopt;
     if (!id || !start || !end) return "expected ended JOBID START END";
     state.ended[{*id, *start}] = *end;
-  } else if (kind == "preemption" || kind == "failure") {
+  } else if (kind == "preemption" || kind == "failure" || kind == "fallback") {
     const auto n = need(5) ? number<uint64_t>(f[4]) : std::nullopt;
-    if (!n) return "expected " + std::string(kind) + " FAMILY SHARE WHY N";
-    auto& counters = kind == "preemption" ? state.preemptions : state.failures;
+    if (!n) {
+      return "expected " + std::string(kind) +
+             (kind == "fallback" ? " FROM TO CAUSE N" : " FAMILY SHARE WHY N");
+    }
+    auto& counters = kind == "preemption" ? state.preemptions
+                     : kind == "failure"  ? state.failures
+                                          : state.fallbacks;
     counters[{std::string(f[1]), std::string(f[2]), std::string(f[3])}] = *n;
   } else if (kind == "warm") {
     const auto n = need(4) ? number<uint64_t>(f[3]) : std::nullopt;
@@ -94,7 +99,8 @@ std::string parse_record(const std::vector<std::string_view>& f, CounterState& s
     state.waits[{std::string(f[1]), std::string(f[2])}] = std::move(data);
   } else {
     return "unknown record " + text::quote(kind) +
-           "; allowed: since, watermark, started, ended, preemption, failure, warm, wait";
+           "; allowed: since, watermark, started, ended, preemption, failure, warm, fallback, "
+           "wait";
   }
   return {};
 }
@@ -121,6 +127,10 @@ std::string format_counter_state(const CounterState& state) {
   }
   for (const auto& [key, n] : state.warm_starts) {
     out += line({"warm", label(key.first), label(key.second), std::to_string(n)});
+  }
+  for (const auto& [key, n] : state.fallbacks) {
+    out += line({"fallback", label(std::get<0>(key)), label(std::get<1>(key)),
+                 label(std::get<2>(key)), std::to_string(n)});
   }
   for (const auto& [key, data] : state.waits) out += format_wait(key, data);
   return out;

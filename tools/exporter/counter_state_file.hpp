@@ -8,6 +8,7 @@
 //   preemption FAMILY SHARE REASON N
 //   failure FAMILY SHARE CAUSE N
 //   warm FAMILY RESULT N
+//   fallback FROM TO CAUSE N
 //   wait FAMILY SHARE COUNT SUM BUCKET... (one count per wait_buckets() bound, cumulative)
 // The exporter writes it whole to a temporary file and renames it over the old one.
 #pragma once

@@ -31,17 +31,25 @@ std::optional<std::string_view> field(std::string_view fields, std::string_view 
   return std::nullopt;
 }
 
-// The first field of the word `prefix...` whose `time_key` names `start`: "warm", "reclaim".
-std::optional<std::string> word_for_run(std::string_view comment, std::string_view prefix,
-                                        std::string_view time_key, int64_t start) {
+// The fields (after `prefix`) of the word `prefix...` whose `time_key` names `start`.
+std::optional<std::string_view> fields_for_run(std::string_view comment, std::string_view prefix,
+                                               std::string_view time_key, int64_t start) {
   for (std::string_view word : text::split(comment, ' ')) {
     if (word.substr(0, prefix.size()) != prefix) continue;
     const std::string_view fields = word.substr(prefix.size());
     const auto at = field(fields, time_key);
     if (!at || to_int(*at) != start) continue;
-    return std::string(fields.substr(0, fields.find(',')));
+    return fields;
   }
   return std::nullopt;
+}
+
+// The first field of the word `prefix...` whose `time_key` names `start`: "warm", "reclaim".
+std::optional<std::string> word_for_run(std::string_view comment, std::string_view prefix,
+                                        std::string_view time_key, int64_t start) {
+  const auto fields = fields_for_run(comment, prefix, time_key, start);
+  if (!fields) return std::nullopt;
+  return std::string(fields->substr(0, fields->find(',')));
 }
 
 std::optional<std::string> failure_cause(RunEnd state, bool preempted) {
@@ -70,6 +78,17 @@ void count_end(CounterState& state, const JobRun& run, const std::string& family
   }
   const auto result = word_for_run(run.admin_comment, "shareq-start:", "at", run.start);
   if (result && (*result == "warm" || *result == "cold")) ++state.warm_starts[{family, *result}];
+}
+
+// A run that started in a fallback family counts when it starts (its AdminComment names it
+// then; slurmdbd has it by the start of the run's record).
+void count_fallback(CounterState& state, const JobRun& run, const std::string& family) {
+  const auto fields = fields_for_run(run.admin_comment, "shareq-fallback:", "at", run.start);
+  if (!fields) return;
+  const auto from = field(*fields, "from");
+  const std::string_view cause = fields->substr(0, fields->find(','));
+  if (!from || from->empty() || cause != "saturated") return;
+  ++state.fallbacks[{std::string(*from), family, std::string(cause)}];
 }
 
 void forget_before(std::map<RunKey, int64_t>& keys, int64_t oldest) {
@@ -104,6 +123,7 @@ void count_runs(CounterState& state, const policy::Policy& policy, std::span<con
     if (run.start >= oldest && state.started.emplace(key, run.start).second) {
       auto [it, fresh] = state.waits.try_emplace({family, share}, empty_histogram(kWaitBuckets));
       observe(it->second, static_cast<double>(std::max<int64_t>(0, run.start - run.submit)));
+      count_fallback(state, run, family);
     }
     if (run.end > 0 && run.state != RunEnd::None && run.end >= oldest &&
         state.ended.emplace(key, run.end).second) {
@@ -153,7 +173,17 @@ std::vector<MetricFamily> counter_metrics(const CounterState& state) {
     warm.samples.push_back(
         {{{"family", key.first}, {"result", key.second}}, static_cast<double>(n), ""});
   }
-  return {preemptions, waits, failures, warm};
+  MetricFamily fallbacks{"shareq_fallbacks_total",
+                         "Runs that started in a Fallback= family of their home family (from) "
+                         "instead of it, by cause (saturated: it waited FallbackDelay).",
+                         MetricType::Counter,
+                         {}};
+  for (const auto& [key, n] : state.fallbacks) {
+    const auto& [from, to, cause] = key;
+    fallbacks.samples.push_back(
+        {{{"from", from}, {"to", to}, {"cause", cause}}, static_cast<double>(n), ""});
+  }
+  return {preemptions, waits, failures, warm, fallbacks};
 }
 
 }  // namespace shareq::exporter

@@ -8,6 +8,8 @@
 //   shareq-start:cold,at:T      it started cold (it had --image or --keep-alive, no pool matched)
 //   shareq-preempted:R,by:N,run:T   the run that started at T was preempted by job N for reason
 //                               R (reclaim or in_share)
+//   shareq-fallback:C,from:F,at:T   the run that started at T started in a fallback family of
+//                               its home family F, for cause C (saturated)
 // A job's AdminComment keeps the words of its earlier runs (a requeued job), so a word counts
 // only for the run whose start time it names.
 //
@@ -16,7 +18,7 @@
 //  - the others when it has ended: preemptions by their word; shareq_job_failures_total by the
 //    run's final state (NODE_FAIL and BOOT_FAIL: node_fail; FAILED: failed; TIMEOUT: timeout;
 //    REQUEUED without a preemption, which is how Slurm ends a run whose prolog or launch failed:
-//    prolog); warm starts by their word.
+//    prolog); warm starts and fallbacks by their word.
 // Family: the run's partition's family; share: policy::share_of, as `shareq status` names it.
 // Runs in no family are not counted.
 //
@@ -81,6 +83,7 @@ struct CounterState {
   std::map<LabelTriple, uint64_t> preemptions;  // family, share, reason
   std::map<LabelTriple, uint64_t> failures;     // family, share, cause
   std::map<FamilyShare, uint64_t> warm_starts;  // family, result (warm or cold)
+  std::map<LabelTriple, uint64_t> fallbacks;    // from (home family), to, cause
   std::map<FamilyShare, HistogramData> waits;   // family, share
 };
 
@@ -100,7 +103,7 @@ void count_runs(CounterState& state, const policy::Policy& policy, std::span<con
                 int64_t now, int64_t lookback = kDefaultLookback);
 
 // shareq_preemptions_total, shareq_job_wait_seconds, shareq_job_failures_total,
-// shareq_warm_starts_total.
+// shareq_warm_starts_total, shareq_fallbacks_total.
 std::vector<MetricFamily> counter_metrics(const CounterState& state);
 
 }  // namespace shareq::exporter

@@ -60,6 +60,26 @@ TEST(JobCounters, WarmAndColdStartsByTheWordOfTheirRun) {
   EXPECT_EQ(state.warm_starts.at({"p5", "warm"}), 1u);
 }
 
+TEST(JobCounters, AFallbackCountsWhenItsRunStartsAndOnlyForThatRun) {
+  CounterState state;
+  count_runs(state, kPolicy, {}, kT0);
+  const std::string word = "shareq-fallback:saturated,from:p5,at:" + std::to_string(kT0 + 20);
+  JobRun fell_back = run(6, "prodexp2", kT0, kT0 + 20, 0, RunEnd::None, word);
+  fell_back.partition = "p4";
+  JobRun later_run = fell_back;  // requeued, its next run at home: the old word is not its own
+  later_run.start = kT0 + 50;
+  later_run.partition = "p5";
+  count_runs(state, kPolicy, std::vector<JobRun>{fell_back}, kT0 + 30);
+  count_runs(state, kPolicy, std::vector<JobRun>{fell_back, later_run}, kT0 + 60);
+  ASSERT_EQ(state.fallbacks.size(), 1u);
+  EXPECT_EQ(state.fallbacks.at({"p5", "p4", "saturated"}), 1u);
+  const auto text = format_counter_state(state);
+  EXPECT_NE(text.find("fallback\tp5\tp4\tsaturated\t1\n"), std::string::npos) << text;
+  const Result<CounterState> parsed = parse_counter_state(text);
+  ASSERT_TRUE(parsed) << parsed.error().to_string();
+  EXPECT_EQ(parsed.value().fallbacks, state.fallbacks);
+}
+
 TEST(JobCounters, FailuresByFinalState) {
   CounterState state;
   count_runs(state, kPolicy, {}, kT0);
