@@ -99,9 +99,11 @@ std::vector<std::string> config_warnings(const Config& config) {
     for (const std::string& to : family.fallback) {
       for (const std::string& share : config.share_names_in(family.name)) {
         if (config.find_quota(share, to) != nullptr) continue;
-        warnings.push_back("share " + share + " has no Share= line in family " + to +
-                           ", a Fallback= family of " + family.name + ": its jobs in " +
-                           family.name + " do not fall back to " + to);
+        std::string warning = "share " + share;
+        warning += " has no Share= line in family " + to;
+        warning += ", a Fallback= family of " + family.name;
+        warning += ": its jobs in " + family.name + " do not fall back to " + to;
+        warnings.push_back(std::move(warning));
       }
     }
   }

@@ -34,6 +34,7 @@ std::map<uint32_t, bool> within_quota_of(const ClusterState& state) {
 
 std::string job_list(const std::vector<policy::Victim>& victims) {
   std::vector<std::string> ids;
+  ids.reserve(victims.size());
   for (const policy::Victim& v : victims) ids.push_back(std::to_string(v.id));
   return (ids.size() == 1 ? "job " : "jobs ") + text::join(ids);
 }

@@ -165,12 +165,10 @@ void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
       const bool later =
           std::any_of(pending.later.begin(), pending.later.end(),
                       [&](const policy::LaterRequest& r) { return r.family == *family; });
-      if (later) {
-        value = 1;
-      } else if (found != factors.in_family.end()) {
+      if (!later && found != factors.in_family.end()) {
         value = std::max<uint32_t>(found->second, 1);
-      } else if (!factors.in_family.empty()) {
-        value = 1;
+      } else if (later || !factors.in_family.empty()) {
+        value = 1;  // it cannot run there now
       }
     }
     if (i < count) job->priority_array[i++] = value;

@@ -40,7 +40,7 @@ std::string match_words(const WarmPoolKey& key, std::string_view image_name) {
 
 std::string iso_time_with_offset(Time at, int64_t utc_offset_s) {
   // gmtime_r of the shifted time: the local wall clock, without reading the process's zone.
-  const time_t shifted = static_cast<time_t>(at + utc_offset_s);
+  const auto shifted = static_cast<time_t>(at + utc_offset_s);
   struct tm tm {};
   gmtime_r(&shifted, &tm);
   char wall[32];

@@ -61,9 +61,9 @@ class Cluster {
     return *this;
   }
   // Family=`from` ... Fallback=`to`; FallbackDelay.
-  Cluster& fallback(const std::string& from, std::vector<std::string> to) {
+  Cluster& fallback(const std::string& from, const std::vector<std::string>& to) {
     for (Family& f : config_.families) {
-      if (f.name == from) f.fallback = std::move(to);
+      if (f.name == from) f.fallback = to;
     }
     return *this;
   }
