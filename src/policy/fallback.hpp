@@ -14,6 +14,7 @@
 // the fallback family like any other: that family's quota, limits, reclaim and ranking.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "policy/decision.hpp"

@@ -3,6 +3,7 @@
 // not be read and libslurm's reason.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

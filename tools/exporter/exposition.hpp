@@ -3,6 +3,7 @@
 // https://prometheus.io/docs/instrumenting/exposition_formats/
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
