@@ -145,6 +145,11 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
 void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
                               const policy::PendingJob& pending,
                               const policy::PriorityFactors& factors, uint32_t priority) {
+#if SHAREQ_SLURM_AT_LEAST(24, 5)
+  // 24.05 moved the array to part_prio (partitions x QOS in 24.11): not written yet there, so a
+  // fallback partition is queued at the job's own priority (job_test still holds it back).
+  (void)job, (void)policy, (void)pending, (void)factors, (void)priority;
+#else
   if (job->part_ptr_list == nullptr) return;
   const int count = list_count(job->part_ptr_list);
   if (count <= 0) return;
@@ -174,6 +179,7 @@ void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
     if (i < count) job->priority_array[i++] = value;
   }
   list_iterator_destroy(it);
+#endif
 }
 
 // What the last ranking's within-quota jobs take of each share's quota: a job submitted since is
