@@ -67,8 +67,9 @@ def test_a_job_falls_back_after_its_delay_and_not_before(saturated):
     c, _ = saturated
     job = gpu_job(c, "prodexp2")
     assert c.job(job)["Partition"] == "p5,p4", c.job(job)
-    wait_until(f"job {job} to say when it may fall back",
-               lambda: "may start in family p4 in" in c.reason(job), timeout=30)
+    # shareq why says when it may fall back on every release (24.11's squeue shows Resources).
+    wait_until(f"shareq why {job} to say when it may fall back",
+               lambda: "it may start here from" in c.shareq("why", str(job)).stdout, timeout=30)
     assert c.job_state(job) == "PENDING"
     c.wait_state(job, RUNNING_STATES, timeout=DELAY + 40)
     info = c.job(job)
