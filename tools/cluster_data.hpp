@@ -34,6 +34,7 @@ struct JobInfo {
   int64_t preempt_time = 0;   // when Slurm signalled its preemption (0: never)
   int64_t nice = 0;           // Slurm's nice value (--nice), its offset taken off
   int64_t eligible_time = 0;  // pending: when it became eligible (0: not yet known)
+  int64_t restarts = 0;       // Slurm's restart count (requeues)
 };
 
 struct NodeInfo {

@@ -16,6 +16,7 @@ policy::JobRecord job_record_of(const JobInfo& job) {
                       job.nodes,       job.gpus,       job.admin_comment,
                       job.submit_time, job.start_time, job.nice};
   r.eligible_time = job.eligible_time;
+  r.restarts = job.restarts;
   return r;
 }
 

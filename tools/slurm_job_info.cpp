@@ -64,6 +64,7 @@ JobInfo job_info_of(const slurm_job_info_t& job) {
   info.end_time = job.end_time;
   info.preempt_time = job.preempt_time;
   info.eligible_time = job.eligible_time;
+  info.restarts = job.restart_cnt;
   // Slurm keeps nice with NICE_OFFSET added (0 means "none given"); squeue prints it taken off.
   info.nice = job.nice != 0 && job.nice != NO_VAL
                   ? static_cast<int64_t>(job.nice) - static_cast<int64_t>(NICE_OFFSET)

@@ -1,8 +1,9 @@
 // The controller's state, in one owner: everything select, priority, preempt and job_submit
 // share inside slurmctld (shareq.conf, the running jobs and their snapshot, reclaims in flight,
-// warm pools, pending priorities, recently ended jobs' nodes, image digests, decayed usage, the
-// state files' writer). One ControllerState per slurmctld, made at first use (nothing happens
-// at library load: slurmd and the clients load the select and priority plugins too).
+// warm pools, pending priorities, recently ended jobs' nodes, failed runs, image digests,
+// decayed usage, the state files' writer). One ControllerState per slurmctld, made at first use
+// (nothing happens at library load: slurmd and the clients load the select and priority plugins
+// too).
 //
 // Each part has its own RankedMutex, taken in the order lock_order.hpp writes down (and checks
 // in builds without NDEBUG); each part is read and written only by the file named beside it,
@@ -103,6 +104,19 @@ struct RecentEndsPart {
   std::vector<Ended> ended;
 };
 
+// failed_runs.cpp: runs that ended by NODE_FAIL or a requeue, until their failure is settled.
+struct FailedRunsPart {
+  struct Remembered {
+    int64_t ended_at = 0;
+    int64_t start = 0;
+    bool node_fail = false;
+    bool preempted = false;
+    std::vector<std::string> nodes;
+  };
+  RankedMutex mutex{LockRank::FailedRuns};
+  std::map<uint32_t, Remembered> ended;  // by job id
+};
+
 // image_digests.cpp: the store's answers, and the questions for job_submit's thread.
 struct DigestPart {
   RankedMutex mutex{LockRank::DigestBook};
@@ -126,6 +140,7 @@ class SHAREQ_CTLD_API ControllerState {
   WarmPoolsPart warm;
   PendingPrioritiesPart pending;
   RecentEndsPart recent_ends;
+  FailedRunsPart failed_runs;
   // Never destroyed: job_submit's thread may still wait on it when the process exits.
   DigestPart& digests;
 };

@@ -52,6 +52,8 @@ const char* lock_rank_name(LockRank rank) {
       return "PendingPriorities";
     case LockRank::RecentEnds:
       return "RecentEnds";
+    case LockRank::FailedRuns:
+      return "FailedRuns";
     case LockRank::DigestBook:
       return "DigestBook";
     case LockRank::Usage:

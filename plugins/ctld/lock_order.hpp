@@ -18,6 +18,7 @@
 //   QuotaTaken      priority/shareq's last within-quota ranking
 //   PendingPriorities  each share's highest pending priority (ControllerState::pending)
 //   RecentEnds      nodes of jobs that ended lately (ControllerState::recent_ends)
+//   FailedRuns      runs that ended by NODE_FAIL or a requeue (ControllerState::failed_runs)
 //   DigestBook      image digests and the questions for the store (ControllerState::digests)
 //   Usage           decayed usage (ControllerState::usage)
 //   Config          shareq.conf's holder (ControllerState::config)
@@ -51,6 +52,7 @@ enum class LockRank : uint8_t {
   QuotaTaken,
   PendingPriorities,
   RecentEnds,
+  FailedRuns,
   DigestBook,
   Usage,
   Config,

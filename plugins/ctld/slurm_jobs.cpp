@@ -28,6 +28,7 @@ policy::JobRecord common_record(JobRecord* job) {
   r.account = job->account != nullptr ? job->account : "";
   r.admin_comment = job->admin_comment != nullptr ? job->admin_comment : "";
   r.start_time = job->start_time;
+  r.restarts = job->restart_cnt;
   r.submit_time = job->details != nullptr ? job->details->submit_time : 0;
   // details->nice carries NICE_OFFSET; 0 (a job that never had details filled) means none.
   if (job->details != nullptr && job->details->nice != 0 && job->details->nice != NO_VAL) {

@@ -12,6 +12,7 @@
 #include "config_state.hpp"
 #include "controller_state.hpp"
 #include "job_comments.hpp"
+#include "job_nodes.hpp"
 #include "log.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurmctld_headers.hpp"
@@ -88,17 +89,6 @@ std::string user_of(job_record_t* job) {
   const slurmdb_assoc_rec_t* assoc = job->assoc_ptr;
   if (assoc != nullptr && assoc->user != nullptr && assoc->user[0] != '\0') return assoc->user;
   return std::to_string(job->user_id);
-}
-
-std::vector<std::string> nodes_of(bitstr_t* bitmap) {
-  std::vector<std::string> nodes;
-  if (bitmap == nullptr) return nodes;
-  for (int i = 0; i < node_record_count; ++i) {
-    if (bit_test(bitmap, i) && node_record_table_ptr[i] != nullptr) {
-      nodes.emplace_back(node_record_table_ptr[i]->name);
-    }
-  }
-  return nodes;
 }
 
 int64_t keep_alive_of(job_record_t* job) {
@@ -315,7 +305,7 @@ void warm_job_started(job_record_t* job, int64_t now) {
   const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
   if (reg == nullptr) return;
-  const std::vector<std::string> nodes = nodes_of(job->node_bitmap);
+  const std::vector<std::string> nodes = nodes_of_job(job);
   if (nodes.empty()) return;
   std::vector<std::string> partition;
   if (job->part_ptr != nullptr) partition.emplace_back(job->part_ptr->name);
@@ -371,7 +361,7 @@ void warm_job_ended(job_record_t* job, int64_t now) {
   ended.account = to_lower(job->account != nullptr ? job->account : "");
   ended.partition = job->part_ptr != nullptr ? job->part_ptr->name : "";
   ended.image_digest = env_value(job, "SHAREQ_IMAGE_DIGEST");
-  ended.nodes = nodes_of(job->node_bitmap);
+  ended.nodes = nodes_of_job(job);
   ended.keep_alive_s = keep_alive_of(job);
   const bool on_pool = std::any_of(reg->pools().begin(), reg->pools().end(), [&](const auto& p) {
     return p.second.current_job() == job->job_id;

@@ -11,6 +11,7 @@
 
 #include "assoc_usage.hpp"
 #include "config_state.hpp"
+#include "failed_runs.hpp"
 #include "job_list_order.hpp"
 #include "log.hpp"
 #include "pending_priorities.hpp"
@@ -207,6 +208,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
+    ctld::settle_failed_run(*config, job, now);
     pending_ids.push_back(job->job_id);
     auto p = ctld::pending_job(*config, job, now);
     if (p && p->share < highest.size()) {

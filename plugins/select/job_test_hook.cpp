@@ -12,6 +12,7 @@
 #include "policy/admission.hpp"
 #include "policy/victims.hpp"
 #include "policy/decision.hpp"
+#include "policy/failed_runs.hpp"
 #include "policy/fallback.hpp"
 #include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
@@ -464,6 +465,28 @@ int job_test(const JobTestArgs& a) {
   return act_on({a, p, facts, *family, amount, *snapshot, decision, now});
 }
 
+namespace {
+
+// Why a job that starts in fallback family `family` is not in its home family, as that family's
+// decision has it now.
+std::string saturated_at_home(const std::shared_ptr<const ctld::LoadedConfig>& config,
+                              job_record_t* job, const policy::PendingJob& started,
+                              policy::FamilyId family, time_t now) {
+  const auto snapshot = ctld::decision_snapshot(config, now);
+  const std::vector<policy::CompletingNode> none;
+  const policy::ControllerView view{snapshot->ledger(), snapshot->running(), snapshot->held(), none,
+                                    ctld::job_end_allowance_s()};
+  policy::PendingJob at_home = started;
+  at_home.later.clear();
+  const policy::Decision home = policy::decide(view, at_home, *started.home, now);
+  const time_t eligible =
+      job->details != nullptr && job->details->begin_time > 0 ? job->details->begin_time : now;
+  return policy::fallback_comment(config->policy, *started.home, family,
+                                  std::max<int64_t>(now - eligible, 0), home);
+}
+
+}  // namespace
+
 void job_started(job_record_t* job, time_t now) {
   if (job == nullptr || job->part_ptr == nullptr) return;
   const auto config = ctld::current_config();
@@ -472,21 +495,18 @@ void job_started(job_record_t* job, time_t now) {
   const auto family = p.family_of_partition(job->part_ptr->name);
   const auto started = ctld::pending_job(*config, job, now);
   if (!family || !started || !started->home || *started->home == *family) return;
-  // Why it is not in its home family, as that family's decision has it now.
-  const auto snapshot = ctld::decision_snapshot(config, now);
-  const std::vector<policy::CompletingNode> none;
-  const policy::ControllerView view{snapshot->ledger(), snapshot->running(), snapshot->held(), none,
-                                    ctld::job_end_allowance_s()};
-  policy::PendingJob at_home = *started;
-  at_home.later.clear();
-  const policy::Decision home = policy::decide(view, at_home, *started->home, now);
-  const time_t eligible =
-      job->details != nullptr && job->details->begin_time > 0 ? job->details->begin_time : now;
-  const std::string note = policy::fallback_comment(p, *started->home, *family,
-                                                    std::max<int64_t>(now - eligible, 0), home);
+  // After a failed run it fell back at once; else its home family was saturated.
+  const auto failed = policy::failure_before(
+      job->admin_comment != nullptr ? job->admin_comment : "", job->restart_cnt);
+  const std::string note =
+      failed ? policy::fallback_after_failure_comment(p, *started->home, *family, *failed)
+             : saturated_at_home(config, job, *started, *family, now);
+  const std::string cause =
+      failed ? std::string(policy::failure_name(failed->cause)) : std::string("saturated");
   ctld::append_system_comment(job, note);
   // For slurmdbd and shareq-exporter's shareq_fallbacks_total: the run that starts now fell back.
-  ctld::append_admin_word(job, "shareq-fallback:saturated,from:" + p.family(*started->home).name +
+  ctld::append_admin_word(job, "shareq-fallback:" + cause +
+                                   ",from:" + p.family(*started->home).name +
                                    ",at:" + std::to_string(job->start_time));
   info("shareq: select: JobId=%u %s", job->job_id, note.c_str());
 }

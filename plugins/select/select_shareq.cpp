@@ -7,6 +7,7 @@
 // and an entry point the release lacks is neither defined nor exported.
 #include "boundary.hpp"
 #include "cons_tres.hpp"
+#include "failed_runs.hpp"
 #include "job_test_hook.hpp"
 #include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
@@ -183,6 +184,8 @@ extern "C" int select_p_job_fini(job_record_t* job_ptr) {
   }
   tell_controller("job_fini (warm pools)",
                   [&](time_t now) { shareq::ctld::warm_job_ended(job_ptr, now); });
+  tell_controller("job_fini (failed runs)",
+                  [&](time_t now) { shareq::ctld::run_ended(job_ptr, now); });
   return rc;
 }
 

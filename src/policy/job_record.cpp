@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "job_tag.hpp"
+#include "policy/failed_runs.hpp"
 #include "policy/fallback.hpp"
 
 namespace shareq::policy {
@@ -64,8 +65,9 @@ std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job,
   p.nice = job.nice;
   p.submit_time = job.submit_time;
   if (tag && !tag->home.empty()) p.home = policy.family_id(tag->home);
-  const Time opens_at = fallback_opens_at(
-      policy, job.eligible_time > 0 ? job.eligible_time : job.submit_time, job.failed_run);
+  const Time opens_at =
+      fallback_opens_at(policy, job.eligible_time > 0 ? job.eligible_time : job.submit_time,
+                        failure_before(job.admin_comment, job.restarts).has_value());
   for (const std::string& partition : job.partitions) {
     const auto family = policy.family_of_partition(partition);
     if (!family) continue;

@@ -12,7 +12,8 @@
 //              (a user cannot change a job's AdminComment), else DefaultPriority;
 //   nice     = Slurm's nice value (the record's offset already taken off);
 //   fallback = the tag's home= family; the job's requests in other families open FallbackDelay
-//              after its eligible time, or at once after a failed run (fallback.hpp).
+//              after its eligible time, or at once after a failed run (fallback.hpp,
+//              failed_runs.hpp).
 #pragma once
 
 #include <optional>
@@ -38,9 +39,10 @@ struct JobRecord {
   Time start_time = 0;
   int64_t nice = 0;  // without Slurm's NICE_OFFSET
   // Pending: when it last became eligible (Slurm's begin time; 0: not known, the submit time
-  // counts), and whether its last run ended by a node or prolog failure.
+  // counts), and Slurm's restart count (with the AdminComment: whether the run before this one
+  // failed, failed_runs.hpp).
   Time eligible_time = 0;
-  bool failed_run = false;
+  int64_t restarts = 0;
 };
 
 // job_submit/shareq's tag: the first word of an AdminComment (later words are warm-pool notes);

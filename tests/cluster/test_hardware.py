@@ -6,6 +6,7 @@ family p5's Hardware=gpus=8,numa=2,cores=96 expects. A test rewrites one node's 
 missing: the job prolog drains that node with shareq's reason and the job does not run there.
 """
 
+import re
 import subprocess
 
 import pytest
@@ -88,3 +89,28 @@ def test_nodes_with_their_familys_hardware_run_jobs_and_check_healthy(clean_queu
     out = node_check(c, "p4n1")
     assert (out.returncode, out.stdout) == (
         0, "shareq: hardware: ok: nothing to check (family p4: no Hardware=)\n"), out.stderr
+
+
+def test_a_job_whose_prolog_check_fails_runs_in_the_fallback_family_at_once(node_missing_a_gpu,
+                                                                             own_shareq_conf):
+    """The check fails the prolog on the one free node of p5: the job is requeued (slurm.conf's
+    nohold_on_prolog_fail), never returns to that node, and starts in p4 without waiting out a
+    FallbackDelay far longer than the test."""
+    c = node_missing_a_gpu
+    text = re.sub(r"^(Family=p5 .*)$", r"\1 Fallback=p4",
+                  (c.dir / "etc" / "shareq.conf").read_text(), count=1, flags=re.M)
+    c.install_shareq_conf(text + "FallbackDelay=600\n")
+    fill = [c.sbatch("bob", "-p", "p5", "-w", f"p5n{i}", "--gres=gpu:8", "--share=prodexp2",
+                     script="sleep 300") for i in (1, 2, 3)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    job = c.sbatch("bob", "-p", "p5", "--gres=gpu:8", "--share=prodexp2", "--requeue",
+                   script="sleep 300")
+    record = wait_until(f"job {job} to run in p4",
+                        lambda: (lambda j: j and j["JobState"] == "RUNNING" and
+                                 j["Partition"] == "p4" and j)(c.job(job)), timeout=90)
+    assert NODE in record["ExcNodeList"], record
+    assert f"shareq: fell back from p5 to p4 after its prolog failed on {NODE}" in \
+        record["SystemComment"], record["SystemComment"]
+    assert f"shareq-failed:prolog,nodes:{NODE},requeue:1" in record["AdminComment"], record
+    assert f"Reason={MISSING_GPU} [" in node_line(c, NODE)

@@ -176,6 +176,7 @@ struct JobSpec {
   std::vector<int> nodes;               // started jobs: indexes into kNodeNames
   time_t expected_start = 0;            // pending: backfill's estimate (0: none yet)
   std::string warm_word;                // a word warm_pools.cpp appends to the AdminComment
+  uint16_t restarts = 0;                // Slurm's restart_cnt (requeues)
 };
 
 std::string joined(const std::vector<std::string>& names) {
@@ -208,6 +209,7 @@ class SlurmJob {
     job_.job_id = spec.id;
     job_.user_id = 1000;
     job_.job_state = spec.state;
+    job_.restart_cnt = spec.restarts;
     job_.priority = 1'000'000 + spec.id;  // what priority/shareq set; the policy ignores it
     job_.details = &details_;
     details_.submit_time = kSubmit + spec.id;
@@ -340,6 +342,7 @@ slurm_job_info_t libslurm_view(const job_record_t& job) {
     info.start_time = begin;
   }
   info.eligible_time = begin;  // packed as the "earliest possible begin time"
+  info.restart_cnt = job.restart_cnt;
   info.nodes = job.nodes;
   const bool pending = (job.job_state & JOB_STATE_BASE) == JOB_PENDING;
   info.partition = !pending && job.part_ptr != nullptr ? job.part_ptr->name : job.partition;
@@ -426,6 +429,7 @@ void compare_records(const policy::JobRecord& ctld, const policy::JobRecord& too
   c.field("submit_time", ctld.submit_time, tool.submit_time);
   c.field("start_time", ctld.start_time, tool.start_time);
   c.field("eligible_time", ctld.eligible_time, tool.eligible_time);
+  c.field("restarts", ctld.restarts, tool.restarts);
   c.check();
 }
 
@@ -543,7 +547,7 @@ int teardown(void** state) {
 }
 
 // A pending GPU job asking for a GPU family, a partition in no family and a node family, in that
-// order, with backfill's expected start already set.
+// order, with backfill's expected start already set, requeued twice.
 void pending_multi_partition_gpu_job(void** state) {
   const Cluster& cluster = *static_cast<Cluster*>(*state);
   JobSpec spec;
@@ -553,6 +557,7 @@ void pending_multi_partition_gpu_job(void** state) {
                 "SHAREQ_KEEP_ALIVE=900"};
   spec.partitions = {"p5", "debug", "p4"};
   spec.min_nodes = 2;
+  spec.restarts = 2;  // requeued twice: both sources read the restart count
   spec.num_tasks = 2;
   spec.gpus_per_node = 8;
   spec.expected_start = time(nullptr) + 3600;

@@ -87,7 +87,8 @@ void count_fallback(CounterState& state, const JobRun& run, const std::string& f
   if (!fields) return;
   const auto from = field(*fields, "from");
   const std::string_view cause = fields->substr(0, fields->find(','));
-  if (!from || from->empty() || cause != "saturated") return;
+  const bool known = cause == "saturated" || cause == "node_fail" || cause == "prolog";
+  if (!from || from->empty() || !known) return;
   ++state.fallbacks[{std::string(*from), family, std::string(cause)}];
 }
 
@@ -175,7 +176,8 @@ std::vector<MetricFamily> counter_metrics(const CounterState& state) {
   }
   MetricFamily fallbacks{"shareq_fallbacks_total",
                          "Runs that started in a Fallback= family of their home family (from) "
-                         "instead of it, by cause (saturated: it waited FallbackDelay).",
+                         "instead of it, by cause (saturated: it waited FallbackDelay; node_fail, "
+                         "prolog: its last run failed so, and it fell back at once).",
                          MetricType::Counter,
                          {}};
   for (const auto& [key, n] : state.fallbacks) {

@@ -9,7 +9,8 @@
 //   shareq-preempted:R,by:N,run:T   the run that started at T was preempted by job N for reason
 //                               R (reclaim or in_share)
 //   shareq-fallback:C,from:F,at:T   the run that started at T started in a fallback family of
-//                               its home family F, for cause C (saturated)
+//                               its home family F, for cause C (saturated: it waited
+//                               FallbackDelay; node_fail or prolog: its last run failed so)
 // A job's AdminComment keeps the words of its earlier runs (a requeued job), so a word counts
 // only for the run whose start time it names.
 //

@@ -84,7 +84,8 @@ write_configs() {
   # behind them (bf_min_prio_reserve at the within-quota tier, 2^30), and the main scheduler
   # tests at most 4 jobs of a partition per pass (partition_job_depth; backfill goes deeper).
   local sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
-  sched_params+=",bf_min_prio_reserve=1073741824,partition_job_depth=4"
+  # nohold_on_prolog_fail: a job whose prolog failed is requeued (and may fall back), not held.
+  sched_params+=",bf_min_prio_reserve=1073741824,partition_job_depth=4,nohold_on_prolog_fail"
   if [ "$STOCK" = 1 ]; then
     sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
     select_type=select/cons_tres

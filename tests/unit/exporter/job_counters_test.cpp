@@ -80,6 +80,23 @@ TEST(JobCounters, AFallbackCountsWhenItsRunStartsAndOnlyForThatRun) {
   EXPECT_EQ(parsed.value().fallbacks, state.fallbacks);
 }
 
+TEST(JobCounters, AFallbackAfterAFailedRunCountsWithItsCause) {
+  CounterState state;
+  count_runs(state, kPolicy, {}, kT0);
+  std::vector<JobRun> runs;
+  for (const char* cause : {"node_fail", "prolog", "melted"}) {
+    JobRun r =
+        run(7 + static_cast<uint32_t>(runs.size()), "prodexp2", kT0, kT0 + 20, 0, RunEnd::None,
+            std::string("shareq-fallback:") + cause + ",from:p5,at:" + std::to_string(kT0 + 20));
+    r.partition = "p4";
+    runs.push_back(r);
+  }
+  count_runs(state, kPolicy, runs, kT0 + 30);
+  EXPECT_EQ(state.fallbacks.size(), 2u);
+  EXPECT_EQ(state.fallbacks.at({"p5", "p4", "node_fail"}), 1u);
+  EXPECT_EQ(state.fallbacks.at({"p5", "p4", "prolog"}), 1u);
+}
+
 TEST(JobCounters, FailuresByFinalState) {
   CounterState state;
   count_runs(state, kPolicy, {}, kT0);

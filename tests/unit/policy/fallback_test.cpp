@@ -60,11 +60,23 @@ TEST(Fallback, AFallbackRequestOpensFallbackDelayAfterTheJobBecameEligible) {
 TEST(Fallback, AfterAFailedRunTheFallbackOpensAtOnce) {
   const Policy p = P5FallsBackToP4().build();
   JobRecord job = Submitted();
-  job.failed_run = true;
+  job.restarts = 1;
+  job.admin_comment += " shareq-failed:node_fail,nodes:p5n3,requeue:1";
   const auto pending = as_pending(p, job, 1000);
   ASSERT_TRUE(pending);
   EXPECT_EQ(pending->requests.size(), 2U);
   EXPECT_TRUE(pending->later.empty());
+}
+
+TEST(Fallback, AnOlderFailedRunDoesNotOpenTheFallbackOfALaterRun) {
+  const Policy p = P5FallsBackToP4().build();
+  JobRecord job = Submitted();
+  job.restarts = 2;  // failed before run 1; run 1 was preempted
+  job.admin_comment += " shareq-failed:node_fail,nodes:p5n3,requeue:1";
+  const auto pending = as_pending(p, job, 1000);
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(pending->requests.size(), 1U);
+  EXPECT_EQ(pending->later.size(), 1U);
 }
 
 TEST(Fallback, AJobThatChoseSeveralFamiliesItselfHasNoDelay) {
