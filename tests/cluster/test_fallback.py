@@ -3,8 +3,12 @@
 p5 (32 GPUs) falls back to p4 (4 nodes of 8 GPUs). ProdExp2 has a quota in both; Research only in
 p5. Each test fills p5 with ProdExp2's own jobs (it may borrow all of it), so that one more
 ProdExp2 job cannot start there and nothing may be reclaimed (ReclaimMinRuntime is long).
+The last tests hold a job that fell back to p4's own rules: its borrow limit there, and reclaim
+by a share within its p4 quota (with ReclaimMinRuntime=0; Research, the only share that could
+reclaim in p5, runs nothing there).
 """
 
+import re
 import time
 
 import pytest
@@ -17,17 +21,18 @@ CONF = """
 Family=p5 Partitions=p5 Capacity=gres/gpu=32 {fallback}
 Family=p4 Partitions=p4 Capacity=node=4
 Share=ProdExp1 Family=p4 Quota=node=2
-Share=ProdExp2 Family=p4 Quota=node=2
+Share=ProdExp2 Family=p4 Quota=node=2 {prodexp2_in_p4}
 Share=ProdExp2 Family=p5 Quota=gres/gpu=16
 Share=Research Family=p5 Quota=gres/gpu=16
-ReclaimMinRuntime=3600
+ReclaimMinRuntime={min_runtime}
 ReclaimAfter=0
 FallbackDelay={delay}
 """
 
 
-def conf(fallback="Fallback=p4", delay=DELAY):
-    return CONF.format(fallback=fallback, delay=delay)
+def conf(fallback="Fallback=p4", delay=DELAY, prodexp2_in_p4="", min_runtime=3600):
+    return CONF.format(fallback=fallback, delay=delay, prodexp2_in_p4=prodexp2_in_p4,
+                       min_runtime=min_runtime)
 
 
 @pytest.fixture(autouse=True)
@@ -40,11 +45,16 @@ def needs_shareq_plugins(cluster):
 def saturated(own_shareq_conf):
     """p5 full of ProdExp2's four 8-GPU jobs; the cluster's own shareq.conf put back after."""
     c = own_shareq_conf
-    c.install_shareq_conf(conf())
+    return c, saturate(c, conf())
+
+
+def saturate(c, text):
+    """Installs shareq.conf `text` and fills p5 with ProdExp2's four 8-GPU jobs; returns them."""
+    c.install_shareq_conf(text)
     fill = [gpu_job(c, "prodexp2") for _ in range(4)]
     for job in fill:
         c.wait_state(job, "RUNNING")
-    return c, fill
+    return fill
 
 
 def gpu_job(c, share, *extra, script="sleep 300"):
@@ -126,3 +136,81 @@ def test_a_slurmctld_restart_does_not_start_the_delay_again(saturated):
     assert c.job(job)["Partition"] == "p4"
     # Started from its eligible time, not from the restart (which would be >= restart + DELAY).
     assert started_at(c, job) < eligible + DELAY + DELAY / 2, (started_at(c, job), eligible)
+
+
+# ---- the fallback family's quota, borrow limit and reclaim (issue 15, point 2) -------------
+
+def node_job(c, user, share):
+    """A job of p4 alone (no fallback): one whole node."""
+    return c.sbatch(user, "-p", "p4", "-N", "1", "--exclusive", f"--share={share}", "--requeue",
+                    script="sleep 300")
+
+
+def running_in(c, partition, jobs):
+    return [job for job in jobs
+            if c.job_state(job) in RUNNING_STATES and c.job(job)["Partition"] == partition]
+
+
+def decision_in(c, job, family):
+    """The `decision:` line of `shareq why JOB` for `family` (the scheduler's decide() there)."""
+    out = c.shareq("why", str(job))
+    assert out.returncode == 0, out.stderr
+    m = re.search(rf"^family {family}:.*\n(?:  .*\n)*?  decision:\s+(.*)$", out.stdout, re.M)
+    return m.group(1) if m else out.stdout
+
+
+def restarts(c, job):
+    return int(c.job(job).get("Restarts", "0"))
+
+
+def test_a_borrow_limit_in_the_fallback_family_holds(own_shareq_conf):
+    """ProdExp2 may use its quota of 2 nodes in p4 and borrow 1 more: of four jobs that fall
+    back, three start in p4 and the fourth waits on p4's borrow limit, with a node idle."""
+    c = own_shareq_conf
+    saturate(c, conf(prodexp2_in_p4="BorrowLimit=node=1"))
+    jobs = [gpu_job(c, "prodexp2") for _ in range(4)]
+    started = wait_until("three of the four jobs to fall back to p4",
+                         lambda: len(r := running_in(c, "p4", jobs)) == 3 and r,
+                         timeout=DELAY + 40)
+    [held] = [job for job in jobs if job not in started]
+    # squeue shows the reason of the family Slurm tried last (here p5's, at capacity); shareq why
+    # gives p4's, the one slurmctld gives when it tries the job in p4.
+    wait_until(f"job {held} to wait in p4 on its borrow limit",
+               lambda: decision_in(c, held, "p4") == "waits; slurmctld's reason: shareq: share "
+               "prodexp2 at its borrow limit in p4 (borrowing 1/1 node)", timeout=30)
+    assert c.reason(held).startswith("shareq: "), c.reason(held)
+    assert c.job_state(held) == "PENDING", c.job(held)
+    p4 = c.shareq_status("p4")
+    share = p4["by_share"]["prodexp2"]
+    assert (share["usage"], share["borrowed"], share["borrow_limit"]) == (3, 1, 1), p4
+    idle = c.run(["sinfo", "-h", "-p", "p4", "-t", "idle", "-o", "%D"]).stdout.strip()
+    assert idle == "1", "p4 has a node left that the borrow limit keeps the fourth job from"
+
+
+def test_a_job_that_fell_back_and_borrows_is_reclaimed_like_any_borrower(own_shareq_conf):
+    """ProdExp2 runs its quota of 2 nodes in p4 with jobs of p4 itself; a job that falls back
+    borrows a third. ProdExp1, within its own quota, takes back that node: the fallback job is
+    the one requeued (it is the borrowed capacity), ProdExp2's own p4 jobs keep running."""
+    c = own_shareq_conf
+    saturate(c, conf(min_runtime=0))
+    at_quota = [node_job(c, "bob", "prodexp2") for _ in range(2)]
+    for job in at_quota:
+        c.wait_state(job, "RUNNING")
+    fell_back = gpu_job(c, "prodexp2")
+    c.wait_state(fell_back, RUNNING_STATES, timeout=DELAY + 40)
+    assert c.job(fell_back)["Partition"] == "p4", c.job(fell_back)
+    assert c.shareq_status("p4")["by_share"]["prodexp2"]["borrowed"] == 1
+
+    owners = [node_job(c, "alice", "prodexp1") for _ in range(2)]
+    for job in owners:
+        c.wait_state(job, "RUNNING", timeout=60)
+    wait_until(f"job {fell_back} to be requeued", lambda: restarts(c, fell_back) >= 1)
+    victim = c.job(fell_back)
+    assert victim["JobState"] == "PENDING", victim
+    comment = victim.get("SystemComment", "")
+    assert any(f"preempted by job {owner} (reclaim)" in comment for owner in owners), victim
+    assert "share=prodexp2" in victim["AdminComment"], victim
+    history = c.run(["sacct", "-n", "-P", "-D", "-X", "-j", str(fell_back), "-o", "State"])
+    assert {"PREEMPTED", "REQUEUED"} & set(history.stdout.split()), history
+    assert all(restarts(c, job) == 0 and c.job_state(job) == "RUNNING" for job in at_quota), \
+        "ProdExp2's jobs within its p4 quota are not reclaimed"
