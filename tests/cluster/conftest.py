@@ -21,6 +21,10 @@ def pytest_configure(config):
         "markers",
         "every_release: also run against every other Slurm release (SHAREQ_SLURM_VERSION); "
         "together these touch every plugin and entry point")
+    config.addinivalue_line(
+        "markers",
+        "stock_too: also runs when the cluster runs Slurm's stock plugins (SHAREQ_STOCK=1); "
+        "every other test is skipped then")
 
 
 def _cluster_env():
@@ -50,6 +54,14 @@ def cluster():
     c.cancel_all()
     if started_here:
         subprocess.run([str(CLUSTER_SCRIPT), "down"], check=False)
+
+
+@pytest.fixture(autouse=True)
+def needs_shareq_plugins(request, cluster):
+    """Skips a test of shareq's plugins when the cluster runs Slurm's stock ones, unless it is
+    marked stock_too."""
+    if cluster.stock and request.node.get_closest_marker("stock_too") is None:
+        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
 
 
 @pytest.fixture

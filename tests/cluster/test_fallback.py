@@ -35,12 +35,6 @@ def conf(fallback="Fallback=p4", delay=DELAY, prodexp2_in_p4="", min_runtime=360
                        min_runtime=min_runtime)
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 @pytest.fixture
 def saturated(own_shareq_conf):
     """p5 full of ProdExp2's four 8-GPU jobs; the cluster's own shareq.conf put back after."""

@@ -18,12 +18,6 @@ from slurm import wait_until
 DELAY = 600  # far longer than any test: a start in p4 is never the delay's doing
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def failure_conf(c, max_requeues):
     """The cluster's own shareq.conf (Hardware= and all), with p5 falling back to p4."""
     text = (c.dir / "etc" / "shareq.conf").read_text()

@@ -7,8 +7,6 @@ import pytest
 
 @pytest.fixture
 def packing(clean_queue):
-    if clean_queue.stock:
-        pytest.skip("GPU packing is select/shareq's (SHAREQ_STOCK=0)")
     return clean_queue
 
 

@@ -17,12 +17,6 @@ NODE = "p5n4"
 MISSING_GPU = "shareq: hardware: 7 GPUs found, family p5 expects 8"
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def topology(c, gpus):
     out = subprocess.run([str(c.build_dir / "tests" / "cluster" / "topology_xml"), str(gpus)],
                          capture_output=True, text=True, check=True)

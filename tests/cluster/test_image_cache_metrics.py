@@ -13,18 +13,10 @@ import re
 import subprocess
 import uuid
 
-import pytest
-
 from slurm import wait_until
 
 NODE = "p4n1"
 LIMIT_BYTES = 200 << 30  # the cluster's ImageCacheSize=200G
-
-
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
 
 
 def publish(c, name, size):

@@ -17,12 +17,6 @@ import pytest
 from slurm import wait_until
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 class HungStore:
     """An HTTP "store" on 127.0.0.1 that accepts every connection and never answers.
 

@@ -32,9 +32,7 @@ SCRAPE_WAIT = 30  # seconds: several rounds of the exporter and scrapes of Prome
 
 
 @pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
+def needs_prometheus():
     for tool in ("prometheus", "promtool", "prometheus-node-exporter"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (scripts/install-deps.sh installs it)")

@@ -8,15 +8,7 @@ being reclaimed during the test.
 import json
 import re
 
-import pytest
-
 from slurm import wait_until
-
-
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
 
 
 def node_job(c, user, share, script="sleep 300"):

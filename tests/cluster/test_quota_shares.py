@@ -33,12 +33,6 @@ def conf(p4_capacity=4, q1=2, q2=2, p1_extra="", p2_extra="", research_extra="",
     return BASE.format(**locals())
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 @pytest.fixture
 def shares(own_shareq_conf):
     """Each test installs a shareq.conf of its own; the cluster's own is put back afterwards."""

@@ -4,6 +4,9 @@ import pytest
 
 from slurm import wait_until
 
+# cons_tres's own behaviour must hold with and without the wrapper.
+pytestmark = pytest.mark.stock_too
+
 
 @pytest.mark.every_release
 def test_slurmctld_runs_the_shareq_select_plugin(cluster):

@@ -32,12 +32,6 @@ def conf(unlisted="borrow"):
     return BASE.format(unlisted=unlisted)
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def add_account(c, account, parent, users):
     """Adds `account` under `parent` with `users`, and waits until slurmctld accepts a job of it
     (slurmdbd pushes the change to the running slurmctld)."""

@@ -5,12 +5,6 @@ import pytest
 RAW_SUBMIT = "tests/cluster/raw_submit"
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def job_ids(cluster):
     out = cluster.run(["squeue", "-h", "-o", "%i"])
     return set(out.stdout.split())

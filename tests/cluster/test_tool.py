@@ -12,12 +12,6 @@ import pytest
 from slurm import wait_until
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def gpu_job(c, user, share, nodes, gpus_per_node, priority=50, script="sleep 300"):
     return c.sbatch(user, "-p", "p5", f"-N{nodes}", f"--gres=gpu:{gpus_per_node}",
                     f"--share={share}", f"--share-priority={priority}", script=script)

@@ -20,12 +20,6 @@ from slurm import wait_until
 WARM_CONF_EXTRA = "WarmPoolMode={mode}\n"
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def publish(c, name, size=200_000, corrupt=False):
     """Puts image NAME in the store; returns its digest (the published one)."""
     data = os.urandom(size)
@@ -448,7 +442,6 @@ def test_reclaim_ends_a_borrowers_reserved_pool_before_preempting_its_jobs(reser
     log = (c.dir / "log" / "slurmctld.log").read_text()
     assert re.search(rf"{pool} terminated.*reclaimed for job {reclaimer} of share ProdExp2",
                      log, re.IGNORECASE), "slurmctld logs why the pool ended"
-
 
 
 def mails(c):

@@ -41,12 +41,6 @@ def truth_conf(original):
     return "\n".join(lines) + "\n" + P4_SHARES.format(grace=GRACE)
 
 
-@pytest.fixture(autouse=True)
-def needs_shareq_plugins(cluster):
-    if cluster.stock:
-        pytest.skip("cluster runs Slurm's stock plugins (SHAREQ_STOCK=1)")
-
-
 def p4_nodes():
     return [f"p4n{i}" for i in range(1, 5)]
 
