@@ -157,7 +157,8 @@ double ms_since(std::chrono::steady_clock::time_point started) {
 
 // The hardware check of job_prolog: 0 when the node may run the job, else -1 (node drained).
 // Its line ends with the job and the check's time: reading shareq.conf, loading the node library
-// (the first time in this prolog process), reading the topology and comparing.
+// (the first time in this prolog process; said apart, as a job with an image loads it anyway),
+// reading the topology and comparing.
 int check_hardware(int ac, char** av, const std::string& node, uint32_t job_id) {
   const auto started = std::chrono::steady_clock::now();
   const std::string partition = env("SLURM_JOB_PARTITION");
@@ -167,7 +168,9 @@ int check_hardware(int ac, char** av, const std::string& node, uint32_t job_id) 
   const Family* family = config.config->family_of_partition(partition);
   if (family == nullptr || family->hardware.empty()) return 0;
   std::array<char, 512> line{};
+  const auto loading = std::chrono::steady_clock::now();
   const NodeLibrary& lib = node_library();
+  const double loading_ms = ms_since(loading);
   int healthy = 0;
   if (lib.api == nullptr) {
     std::snprintf(line.data(), line.size(), "shareq: hardware: cannot check: %s",
@@ -180,7 +183,8 @@ int check_hardware(int ac, char** av, const std::string& node, uint32_t job_id) 
                                       line.data(), line.size());
   }
   if (healthy == 1) {
-    slurm_info("%s (job %u, %.1f ms)", line.data(), job_id, ms_since(started));
+    slurm_info("%s (job %u, %.1f ms, %.1f of them loading the node library)", line.data(), job_id,
+               ms_since(started), loading_ms);
     return 0;
   }
   slurm_error("%s (node %s, job %u partition %s, %.1f ms): draining the node", line.data(),
