@@ -45,12 +45,24 @@ What each figure measures (all clocks are this machine's CLOCK_REALTIME):
   sha256         this CPU's hashlib.sha256 rate, and
   cache disk     writing and fsyncing the image's size where the nodes cache images: with the
                  store's rate, what a reader needs to scale the cold figure to a real registry.
+  hw check       with --hardware-check: the time shareq's hardware check took in the job prolog
+                 (issue 15), as its "hardware: ok: ... (job N, X ms)" slurmd log line says
+                 (shareq.conf read, node library loaded, topology read and compared). It is
+                 part of node set-up.
+  its lib load   the part of hw check that loaded shareq's node library (shareq_node.so, with
+                 hwloc, libcurl, OpenSSL): a job with an image or a warm directory loads it in
+                 its prolog anyway; the check makes a job without either load it too.
+With --hardware-check the benchmark gives family p4 the Hardware= that its nodes' topology has
+(HARDWARE, the harness's hwloc XML node: tests/cluster/lib/config.sh write_topologies), through
+a shareq.conf of its own (SHAREQ_CONF), so that the SPANK job prolog checks every job's node.
+Either way it reads each job's slurmd log: with the check on, every job must have the check's
+line (else it stops); with it off, none may.
 Targets (issue 4): warm start latency P90 at most 100 ms above the no-image P90 (checked on the
 start latency and on the start latency less the scheduling wait); warm set-up at least 8 times
 shorter than cold (P50 against P50).
 
 Usage: bench/cluster/start_latency.py [--jobs 20] [--image-mib 1024] [--keep-alive 900]
-           [--sched-params bf_interval=5] [--build-dir build]
+           [--sched-params bf_interval=5] [--hardware-check] [--build-dir build]
            [--cluster-dir BUILD_DIR/bench-cluster] [--port-base $SHAREQ_PORT_BASE or 16900]
        (as root, with the build dir built; needs cc, curl and about 3 GiB of free disk; the
         image and the nodes' cached copies are deleted at the end)
@@ -85,6 +97,9 @@ STATE_POLL_S = 0.1
 # previous job's length (a job after a 3-s cold job would find a pass due; a cold job, always
 # after a short one, would wait ~2.5 s). A random pause first makes every job's phase uniform.
 SCHED_CADENCE_S = 3.0
+# The hardware of every test-cluster node as its hwloc XML topology describes it (GPUS_PER_NODE=8
+# of tests/cluster/cluster; topology_xml's two sockets, 96 cores): what the harness gives p5.
+HARDWARE = "gpus=8,numa=2,cores=96"
 CHUNK = 16 << 20
 MIB = 1 << 20
 
@@ -186,6 +201,17 @@ class Cluster:
         return datetime.fromisoformat(m.group(1)).timestamp(), int(m.group(3)), \
             m.group(2) == "fetched"
 
+    def hardware_check_ms(self, job, node):
+        """(the time of shareq's hardware check in the job's prolog on `node`, the part of it
+        that loaded the node library), ms, from its log line; None when the prolog did not check
+        the node."""
+        log = (self.dir / "log" / f"slurmd-{node}.log").read_text(errors="replace")
+        m = re.search(rf"shareq: hardware: (?:ok: .*\(job {job}, ([\d.]+) ms, ([\d.]+) of them "
+                      rf"loading the node library\)|.*\(node \S+, job {job} partition )", log)
+        if m and m.group(1) is None:
+            sys.exit(f"job {job}: the hardware check failed on {node}: {m.group(0)}")
+        return (float(m.group(1)), float(m.group(2))) if m else None
+
     def forget_cached_image(self, node, digest):
         """Deletes the node's cached copy, which no job or pool may hold any more."""
         cache = self.dir / "nodes" / node / "images"
@@ -247,7 +273,31 @@ def store_throughput(url):
     return statistics.median(rates)
 
 
-def run_job(c, case, index, keep_alive, digest):
+def shareq_conf_with_hardware(work):
+    """A copy of the test cluster's shareq.conf whose family p4 expects HARDWARE."""
+    lines = (REPO / "slurm-conf" / "shareq.conf").read_text().splitlines()
+    p4 = [i for i, line in enumerate(lines) if line.startswith("Family=p4 ")]
+    if len(p4) != 1 or "Hardware=" in lines[p4[0]]:
+        sys.exit("slurm-conf/shareq.conf: expected one Family=p4 line without Hardware=")
+    lines[p4[0]] += f" Hardware={HARDWARE}"
+    path = work / "shareq.conf"
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o644)
+    return path
+
+
+def check_installed_hardware(cluster_dir):
+    """Stops unless the cluster's shareq.conf gives p4 HARDWARE, the value the harness gives p5
+    for the topology it writes (so that p4's nodes pass the check)."""
+    conf = (cluster_dir / "etc" / "shareq.conf").read_text()
+    for family in ("p4", "p5"):
+        m = re.search(rf"^Family={family} .*\bHardware=(\S+)", conf, re.M)
+        if not m or m.group(1) != HARDWARE:
+            sys.exit(f"{cluster_dir}/etc/shareq.conf: family {family} has "
+                     f"{'Hardware=' + m.group(1) if m else 'no Hardware='}, expected {HARDWARE}")
+
+
+def run_job(c, case, index, keep_alive, digest, hardware_check):
     """Runs one job of `case` to its end; returns its figures."""
     args = {"none": ["-w", PLAIN_NODE],
             "cold": ["-w", COLD_NODE, f"--image={IMAGE}"],
@@ -268,6 +318,14 @@ def run_job(c, case, index, keep_alive, digest):
     wait = max(0.0, started - returned)
     result = {"job": job, "latency": first - submitted, "setup": first - stamp,
               "sched_wait": wait, "less_wait": first - submitted - wait, "by": scheduler}
+    # Checked, not assumed: the check's line is there for every job with it on, for none off.
+    checked_ms = c.hardware_check_ms(job, node)
+    if (checked_ms is not None) != hardware_check:
+        sys.exit(f"job {job} ({case}): the hardware check was {'' if hardware_check else 'not '}"
+                 f"asked for, but slurmd-{node}.log has {'a' if checked_ms is not None else 'no'} "
+                 f"hardware line for it")
+    if checked_ms is not None:
+        result["hw_check"], result["hw_check_lib"] = (ms / 1e3 for ms in checked_ms)
     if case != "none":
         logged, size, fetched = c.image_line(job, node)
         # The log's stamp is truncated to the millisecond: a cache hit can read as -0.4 ms.
@@ -279,25 +337,30 @@ def run_job(c, case, index, keep_alive, digest):
     return result
 
 
-def measure(c, jobs, keep_alive, digest):
-    pool = run_job(c, "pool", 0, keep_alive, digest)
+def measure(c, jobs, keep_alive, digest, hardware_check):
+    pool = run_job(c, "pool", 0, keep_alive, digest, hardware_check)
     results = {case: [] for case in CASES}
     order = random.Random(4)  # each round in its own order, the same every run
     for index in range(jobs):
         # Slurm starts a submitted job at its next scheduling pass, whose phase follows from the
         # previous job's end; a fixed order would give each case its own share of that wait.
         for case in order.sample(CASES, len(CASES)):
-            results[case].append(run_job(c, case, index, keep_alive, digest))
+            results[case].append(run_job(c, case, index, keep_alive, digest, hardware_check))
         print(f"round {index + 1}/{jobs}: " + ", ".join(
             f"{case} {results[case][-1]['latency'] * 1e3:.0f}/"
             f"{results[case][-1]['setup'] * 1e3:.0f} ms" for case in CASES), flush=True)
     return pool, results
 
 
-def ms_pair(values):
+def ms_pair(values, decimals=0):
     if not values:
         return f"{'-':>15}"
-    return f"{percentile(values, 50) * 1e3:>6.0f} / {percentile(values, 90) * 1e3:>6.0f}"
+    return f"{percentile(values, 50) * 1e3:>6.{decimals}f} / " \
+        f"{percentile(values, 90) * 1e3:>6.{decimals}f}"
+
+
+def load_average():
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def verdict(ok):
@@ -305,15 +368,23 @@ def verdict(ok):
 
 
 def report(results, pool, size, rates, opts):
-    keys = ("latency", "sched_wait", "less_wait", "setup", "image_step")
+    keys = ("latency", "sched_wait", "less_wait", "setup", "image_step", "hw_check",
+            "hw_check_lib")
     col = {case: {k: [r[k] for r in rs if k in r] for k in keys} for case, rs in results.items()}
     print(f"\n{opts.jobs} jobs per case, one at a time (-p p4 -N1 --exclusive); image "
-          f"{size / MIB:.0f} MiB; SchedulerParameters={opts.sched_params}; ms, P50 / P90\n")
+          f"{size / MIB:.0f} MiB; SchedulerParameters={opts.sched_params}; ms, P50 / P90")
+    # Each job's line was checked in run_job: with the check on every job has one, off none.
+    print("hardware check: " + (
+        f"on (family p4 Hardware={HARDWARE}; its line in slurmd's log for every job)"
+        if opts.hardware_check else "off (no hardware check line in slurmd's log for any job)"))
+    print(f"load average before / after: {opts.load_before} / {load_average()}\n")
     print(f"{'case':<5} {'start latency':>15} {'sched wait':>15} {'latency - wait':>15} "
-          f"{'node set-up':>15} {'image step':>15}  started by main / backfill")
+          f"{'node set-up':>15} {'image step':>15} {'hw check':>15} {'its lib load':>15}  "
+          f"started by main / backfill")
     for case in CASES:
         by_main = sum(r["by"] == "main" for r in results[case])
-        print(f"{case:<5} " + " ".join(ms_pair(col[case][k]) for k in keys) +
+        print(f"{case:<5} " + " ".join(ms_pair(col[case][k], 1 if k.startswith("hw") else 0)
+                                       for k in keys) +
               f"  {by_main} / {len(results[case]) - by_main}")
     rates = dict(rates)
     rates["node fetch (size / cold image step, P50)"] = \
@@ -321,6 +392,13 @@ def report(results, pool, size, rates, opts):
     print("\n" + "; ".join(f"{what}: {rate / MIB:.0f} MiB/s" for what, rate in rates.items()))
     print(f"the pool-making first job (cold, not counted): node set-up "
           f"{pool['setup'] * 1e3:.0f} ms")
+    if opts.hardware_check:
+        every = [r["hw_check"] for rs in results.values() for r in rs]
+        lib = [r["hw_check_lib"] for rs in results.values() for r in rs]
+        print(f"hardware check in the prolog, all {len(every)} counted jobs, P50 / P90: "
+              f"{percentile(every, 50) * 1e3:.1f} / {percentile(every, 90) * 1e3:.1f} ms, of "
+              f"which loading the node library {percentile(lib, 50) * 1e3:.1f} / "
+              f"{percentile(lib, 90) * 1e3:.1f} ms")
     for key, what in (("latency", "start latency"),
                       ("less_wait", "start latency less Slurm's scheduling wait")):
         above = (percentile(col["warm"][key], 90) - percentile(col["none"][key], 90)) * 1e3
@@ -348,7 +426,11 @@ def main():
     parser.add_argument("--sched-params", default="bf_interval=5",
                         help="slurm.conf SchedulerParameters (default bf_interval=5, the test "
                              "cluster's; batch_sched_delay is then Slurm's default, 3 s)")
+    parser.add_argument("--hardware-check", action="store_true",
+                        help=f"give family p4 Hardware={HARDWARE}, so that the job prolog checks "
+                             "each job's node (issue 15); default: p4 has no Hardware=")
     opts = parser.parse_args()
+    opts.load_before = load_average()
     if opts.jobs < 1 or opts.image_mib < 16 or opts.image_mib % 16:
         parser.error("--jobs must be >= 1 and --image-mib a multiple of 16")
     opts.build_dir = opts.build_dir.resolve()
@@ -366,12 +448,17 @@ def main():
     try:
         stamp = build_stamp_plugin(work)
         env["SHAREQ_PLUGSTACK_FIRST"] = f"optional {stamp} dir={work / 'stamps'}"
+        if opts.hardware_check:
+            env["SHAREQ_CONF"] = str(shareq_conf_with_hardware(work))
         start_cluster(env)
+        if opts.hardware_check:
+            check_installed_hardware(cluster_dir)
         digest, size, sha_rate = publish_image(cluster_dir / "images", opts.image_mib)
         rates = {"store (curl to /dev/null)": store_throughput(env["SHAREQ_IMAGE_STORE_URL"]),
                  "sha256 on this CPU": sha_rate,
                  "cache disk (write + fsync)": disk_throughput(cluster_dir / "nodes", size)}
-        pool, results = measure(Cluster(env, work), opts.jobs, opts.keep_alive, digest)
+        pool, results = measure(Cluster(env, work), opts.jobs, opts.keep_alive, digest,
+                                opts.hardware_check)
         report(results, pool, size, rates, opts)
     finally:
         stop_cluster(env)

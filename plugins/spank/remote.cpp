@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -147,8 +148,19 @@ void drain_node(const std::string& node, const std::string& reason) {
   }
 }
 
+// Milliseconds since `started`, for the check's log line (its cost in the prolog is measured by
+// bench/cluster/start_latency.py --hardware-check, which reads the line).
+double ms_since(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+      .count();
+}
+
 // The hardware check of job_prolog: 0 when the node may run the job, else -1 (node drained).
-int check_hardware(int ac, char** av, const std::string& node) {
+// Its line ends with the job and the check's time: reading shareq.conf, loading the node library
+// (the first time in this prolog process; said apart, as a job with an image loads it anyway),
+// reading the topology and comparing.
+int check_hardware(int ac, char** av, const std::string& node, uint32_t job_id) {
+  const auto started = std::chrono::steady_clock::now();
   const std::string partition = env("SLURM_JOB_PARTITION");
   if (partition.empty()) return 0;
   const ParseResult config = load_config_file(shareq_conf_path());
@@ -156,7 +168,9 @@ int check_hardware(int ac, char** av, const std::string& node) {
   const Family* family = config.config->family_of_partition(partition);
   if (family == nullptr || family->hardware.empty()) return 0;
   std::array<char, 512> line{};
+  const auto loading = std::chrono::steady_clock::now();
   const NodeLibrary& lib = node_library();
+  const double loading_ms = ms_since(loading);
   int healthy = 0;
   if (lib.api == nullptr) {
     std::snprintf(line.data(), line.size(), "shareq: hardware: cannot check: %s",
@@ -169,11 +183,12 @@ int check_hardware(int ac, char** av, const std::string& node) {
                                       line.data(), line.size());
   }
   if (healthy == 1) {
-    slurm_info("%s", line.data());
+    slurm_info("%s (job %u, %.1f ms, %.1f of them loading the node library)", line.data(), job_id,
+               ms_since(started), loading_ms);
     return 0;
   }
-  slurm_error("%s (node %s, job partition %s): draining the node", line.data(), node.c_str(),
-              partition.c_str());
+  slurm_error("%s (node %s, job %u partition %s, %.1f ms): draining the node", line.data(),
+              node.c_str(), job_id, partition.c_str(), ms_since(started));
   drain_node(node, line.data());
   return -1;
 }
@@ -188,7 +203,7 @@ void preload_node_library(spank_t sp) {
 int job_prolog(spank_t sp, int ac, char** av) {
   JobScriptFacts facts;
   read_job_script_facts(sp, facts);
-  if (check_hardware(ac, av, facts.node) != 0) return -1;
+  if (check_hardware(ac, av, facts.node, facts.job.job_id) != 0) return -1;
   if (facts.image.empty() && facts.warm_name.empty() && facts.warm_ended.empty()) return 0;
   const shareq_node_api_t* api = node_api("prolog");
   if (api == nullptr) return 0;  // the job's tasks fail with the same message (task_init)

@@ -405,6 +405,7 @@ static void a_node_whose_hardware_differs_is_drained_and_its_prolog_fails(void**
                       "shareq: hardware: 7 GPUs found, family p5 expects 8 (fake: p5 gpus 8 "
                       "numa -1 cores -1 topology /topologies/n1-bad.xml)");
   assert_true(logged("error: shareq: hardware: 7 GPUs found, family p5 expects 8"));
+  assert_true(logged("(node n1, job 48 partition p5, "));
 }
 
 static void a_node_with_its_familys_hardware_runs_the_job(void** state) {
@@ -415,7 +416,11 @@ static void a_node_with_its_familys_hardware_runs_the_job(void** state) {
   char* args[] = {(char*)"hwloc_xml=/topologies/%n.xml"};
   assert_int_equal(slurm_spank_job_prolog(sp(), 1, args), 0);
   assert_string_equal(g_drained, "");
-  assert_true(logged("info: shareq: hardware: ok: fake"));
+  /* The line names the job and the check's time (start_latency.py --hardware-check reads it). */
+  assert_true(
+      logged("info: shareq: hardware: ok: fake (fake: p5 gpus 8 numa -1 cores -1 "
+             "topology /topologies/n1.xml) (job 49, "));
+  assert_true(logged(" of them loading the node library)\n"));
   /* A family without Hardware= is not checked at all. */
   job(S_CTX_JOB_SCRIPT, 49, NULL, NULL);
   setenv("SLURM_JOB_PARTITION", "p4", 1);
