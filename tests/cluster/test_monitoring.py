@@ -15,14 +15,13 @@ import os
 import pathlib
 import re
 import shutil
-import socket
 import subprocess
 import time
 import urllib.parse
-import urllib.request
 
 import pytest
 
+from exporter import free_port, http_get, reachable, start_exporter
 from slurm import wait_until
 from test_quota_shares import conf, node_job, restarts
 from test_warm_pools import end_pools, make_pool, publish, sbatch_out
@@ -36,25 +35,6 @@ def needs_prometheus():
     for tool in ("prometheus", "promtool", "prometheus-node-exporter"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not installed (scripts/install-deps.sh installs it)")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def http_get(url, timeout=5):
-    with urllib.request.urlopen(url, timeout=timeout) as response:
-        return response.read().decode()
-
-
-def reachable(url):
-    try:
-        http_get(url, timeout=2)
-        return True
-    except OSError:
-        return False
 
 
 class Monitoring:
@@ -72,8 +52,6 @@ class Monitoring:
 
     def start(self):
         self.textfile_dir.mkdir(parents=True, exist_ok=True)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        shutil.chown(self.state_dir, "alice")
         self.start_exporter()
         self.spawn(["prometheus-node-exporter", f"--web.listen-address=127.0.0.1:{self.node_port}",
                     f"--collector.textfile.directory={self.textfile_dir}"], "node-exporter")
@@ -94,12 +72,9 @@ class Monitoring:
                    self.value('up{job="node"}') == 1)
 
     def start_exporter(self):
-        exporter = self.c.build_dir / "tools" / "exporter" / "shareq-exporter"
-        self.exporter = self.spawn(
-            ["runuser", "-u", "alice", "--", str(exporter),
-             f"--web.listen-address=127.0.0.1:{self.exporter_port}", "--min-interval", "1",
-             f"--state-dir={self.state_dir}"], "exporter")
-        wait_until("the exporter to answer", lambda: reachable(self.exporter_url + "/metrics"))
+        log = open(self.base / "exporter.log", "a")
+        self.exporter = start_exporter(self.c, self.exporter_port, self.state_dir, log)
+        self.procs.append(self.exporter)
 
     def spawn(self, args, name):
         log = open(self.base / f"{name}.log", "a")

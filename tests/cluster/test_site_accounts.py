@@ -5,8 +5,12 @@ The accounts these tests add (`sacctmgr add account ... parent=`) reach slurmctl
 that is part of what is tested (no restart). Node-unit jobs use --exclusive, one job per node.
 """
 
+import shutil
+import subprocess
+
 import pytest
 
+from exporter import free_port, http_get, samples, start_exporter
 from slurm import wait_until
 
 BASE = """
@@ -63,6 +67,29 @@ def accounts(clean_queue):
     c.install_shareq_conf(original)
 
 
+@pytest.fixture
+def metrics(accounts):
+    """shareq-exporter on the cluster: a function that returns the samples of one metric."""
+    c = accounts
+    port = free_port()
+    base = c.dir / "site-accounts-exporter"
+    shutil.rmtree(base, ignore_errors=True)  # counters from an earlier run would count here
+    with open(c.dir / "site-accounts-exporter.log", "a") as log:
+        proc = start_exporter(c, port, base, log)
+    yield lambda name: samples(http_get(f"http://127.0.0.1:{port}/metrics"), name)
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def share_sample(metrics, name, share, **labels):
+    """The value of `name` for `share` in family p4 (with `labels`), or None."""
+    key = tuple(sorted({"family": "p4", "share": share, **labels}.items()))
+    return metrics(name).get(key)
+
+
 def node_job(c, user, *args, script="sleep 300"):
     return c.sbatch(user, "-p", "p4", "-N", "1", "--exclusive", "--requeue", *args, script=script)
 
@@ -87,7 +114,7 @@ def sprio_row(c, job):
 # ---- sub-accounts -------------------------------------------------------------------------
 
 @pytest.mark.every_release
-def test_a_sub_accounts_jobs_count_and_rank_inside_its_parents_share(accounts):
+def test_a_sub_accounts_jobs_count_and_rank_inside_its_parents_share(accounts, metrics):
     c = accounts
     jobs = [node_job(c, "alice", "-A", SUB_ACCOUNT) for _ in range(3)]
     for job in jobs:
@@ -103,6 +130,13 @@ def test_a_sub_accounts_jobs_count_and_rank_inside_its_parents_share(accounts):
     assert SUB_ACCOUNT in names and names.index(SUB_ACCOUNT) > names.index("prodexp1"), rows
     assert len(rows[names.index(SUB_ACCOUNT)]) - len(SUB_ACCOUNT) > \
         len(rows[names.index("prodexp1")]) - len("prodexp1"), "sshare nests it under prodexp1"
+    # The metrics count them under ProdExp1, and name no share after the sub-account.
+    wait_until("the exporter to count the sub-account's 3 jobs under prodexp1",
+               lambda: share_sample(metrics, "shareq_running_jobs", "prodexp1") == 3, timeout=30)
+    assert share_sample(metrics, "shareq_share_usage", "prodexp1") == 3
+    assert share_sample(metrics, "shareq_share_borrowed", "prodexp1") == 1
+    for name in ("shareq_running_jobs", "shareq_share_usage", "shareq_share_quota"):
+        assert not [k for k in metrics(name) if ("share", SUB_ACCOUNT) in k], metrics(name)
 
     # prodexp2 within its quota takes back what the sub-account borrows, down to prodexp1's quota.
     owners = [node_job(c, "bob", "-A", "prodexp2") for _ in range(2)]
@@ -111,6 +145,9 @@ def test_a_sub_accounts_jobs_count_and_rank_inside_its_parents_share(accounts):
     reclaimed = [job for job in jobs if restarts(c, job) >= 1]
     assert len(reclaimed) == 1, [c.job(j) for j in jobs]
     assert f"(reclaim)" in c.job(reclaimed[0]).get("SystemComment", "")
+    wait_until("the exporter to count the reclaim of the sub-account's job under prodexp1",
+               lambda: share_sample(metrics, "shareq_preemptions_total", "prodexp1",
+                                    reason="reclaim") == 1, timeout=60)
 
 
 # ---- accounts in no share --------------------------------------------------------------
