@@ -13,6 +13,9 @@
 #      marked every_release against that release's daemons;
 #   7. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
 #      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it.
+# With stage 5, the other releases' roots and builds (6) and the style check (7) run beside the
+# 22.05 cluster tests at nice 19 (their output in build/releases-build.log and build/style.log,
+# printed when they are waited for): the cluster tests mostly wait on daemons.
 # Needs root (apt-get, daemons, test users, debootstrap). Environment:
 #   SHAREQ_TEST_STAGES    which stages to run (default "unit sanitize package bench cluster
 #                         releases style")
@@ -39,22 +42,69 @@ case "$release" in
     ;;
 esac
 
-# test_release RELEASE [PYTEST_ARGS...]: RELEASE's Debian root (made or reused), shareq built
-# there against the release's source with its unit tests (build-RELEASE/), then the cluster tests
-# against the release's daemons, started in the root, on their own folder and ports.
-test_release() {
+# prepare_release RELEASE: RELEASE's Debian root (made or reused) and shareq built there against
+# the release's source, with its unit tests (build-RELEASE/).
+prepare_release() {
   local v=$1
-  shift
   command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >/dev/null
   step "Slurm $v: its Debian root (scripts/slurm-root.sh $v)"
   scripts/slurm-root.sh "$v" setup >/dev/null
   step "Slurm $v: build and unit tests (build-$v/)"
   SHAREQ_JOBS=$jobs scripts/slurm-root.sh "$v" build "build-$v"
+}
+
+# release_cluster_tests RELEASE [PYTEST_ARGS...]: the cluster tests against the release's
+# daemons, started in its root, on their own folder and ports.
+release_cluster_tests() {
+  local v=$1
+  shift
   step "Slurm $v: cluster tests $*"
   scripts/slurm-root.sh "$v" run -- bash -c "cd '$repo' && export SHAREQ_BUILD_DIR='$repo/build-$v' \
     SHAREQ_CLUSTER_DIR=/var/tmp/shareq-cluster-$v SHAREQ_PORT_BASE=17800 && \
     tests/cluster/cluster down >/dev/null 2>&1; \
     python3 -m pytest -p no:cacheprovider -v $* tests/cluster"
+}
+
+test_release() {
+  prepare_release "$1"
+  release_cluster_tests "$@"
+}
+
+# Work that needs no cluster runs beside the 22.05 cluster tests, at the lowest CPU priority: the
+# tests mostly wait on daemons, and nice 19 leaves the daemons the CPU whenever they want it.
+# background NAME COMMAND...: starts COMMAND (a function too), its output in build/NAME.log;
+# finish NAME: waits for it, prints its output, and fails as it failed.
+declare -A background_pids=()
+background() {
+  local name=$1
+  shift
+  mkdir -p build
+  (
+    renice -n 19 "$BASHPID" >/dev/null
+    "$@"
+  ) >"build/$name.log" 2>&1 &
+  background_pids[$name]=$!
+}
+finish() {
+  local name=$1 rc=0
+  [ -n "${background_pids[$name]:-}" ] || return 1
+  wait "${background_pids[$name]}" || rc=$?
+  unset "background_pids[$name]"
+  cat "build/$name.log"
+  return "$rc"
+}
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+stop_background() {
+  local pid
+  for pid in "${background_pids[@]}"; do kill_tree "$pid"; done
+}
+prepare_releases() {
+  local v
+  for v in ${SHAREQ_RELEASES-24.11}; do prepare_release "$v"; done
 }
 
 if [ "$release" != 22.05 ]; then
@@ -112,11 +162,22 @@ if [[ " $stages " == *" bench "* ]]; then
   bench/cluster/sim_crosscheck.py build/bench-dump --tool build/tools/shareq
 fi
 
+in_background=0
 if [[ " $stages " == *" cluster "* ]]; then
+  in_background=1
+  trap 'stop_background; tests/cluster/cluster down >/dev/null 2>&1 || true' EXIT
+  if [[ " $stages " == *" releases "* ]]; then
+    background releases-build prepare_releases
+    echo "(the other releases' roots and builds run beside the cluster tests: build/releases-build.log)"
+  fi
+  if [[ " $stages " == *" style "* ]]; then
+    background style scripts/check-style.sh
+    echo "(style runs beside the cluster tests: build/style.log)"
+  fi
+
   export SHAREQ_BUILD_DIR=$repo/build
   export SHAREQ_CLUSTER_DIR=${SHAREQ_CLUSTER_DIR:-$repo/build/cluster}
   tests/cluster/cluster down >/dev/null 2>&1 || true
-  trap 'tests/cluster/cluster down >/dev/null 2>&1 || true' EXIT
   for run in $(seq 1 "$runs"); do
     step "cluster tests (run $run of $runs)"
     tests/cluster/cluster up >/dev/null
@@ -126,13 +187,20 @@ if [[ " $stages " == *" cluster "* ]]; then
 fi
 
 if [[ " $stages " == *" releases "* ]]; then
-  for other in ${SHAREQ_RELEASES-24.11}; do
-    test_release "$other" -m every_release
-  done
+  if [ "$in_background" = 1 ]; then
+    finish releases-build
+    for other in ${SHAREQ_RELEASES-24.11}; do
+      release_cluster_tests "$other" -m every_release
+    done
+  else
+    for other in ${SHAREQ_RELEASES-24.11}; do
+      test_release "$other" -m every_release
+    done
+  fi
 fi
 
 if [[ " $stages " == *" style "* ]]; then
   step "style: clang-format and clang-tidy (build-style/, configured only)"
-  scripts/check-style.sh
+  if [ "$in_background" = 1 ]; then finish style; else scripts/check-style.sh; fi
 fi
 step "all tests passed"
