@@ -1,5 +1,6 @@
 #include "failed_runs.hpp"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,9 @@ FailedRunsPart& part() { return controller_state().failed_runs; }
 
 // Forgets runs that ended too long ago to be settled. Its mutex held.
 void prune_locked(FailedRunsPart& runs, int64_t now) {
-  std::erase_if(runs.ended,
-                [&](const auto& entry) { return now - entry.second.ended_at > kSettleWithin; });
+  std::erase_if(runs.ended, [&](const auto& entry) {
+    return !policy::failure_still_possible(entry.second.ended_at, now);
+  });
 }
 
 // What the controller sees of the run's nodes now (node read lock held).
@@ -40,19 +42,29 @@ std::vector<policy::EndedRunNode> node_facts(const std::vector<std::string>& nam
   return nodes;
 }
 
-// Adds the failed nodes to the job's excluded nodes, but not one it asked for by name (-w): that
-// job waits for its node instead of becoming one that can never run.
-void exclude(JobRecord* job, const std::vector<std::string>& names) {
+// The nodes the job asked for by name (-w), of `names`.
+std::vector<std::string> requested_of(const job_details_t* details,
+                                      const std::vector<std::string>& names) {
+  std::vector<std::string> requested;
+  if (details->req_node_bitmap == nullptr) return requested;
+  for (const std::string& name : names) {
+    const node_record_t* node = find_node_record(const_cast<char*>(name.c_str()));
+    if (node != nullptr && bit_test(details->req_node_bitmap, node->index) != 0) {
+      requested.push_back(name);
+    }
+  }
+  return requested;
+}
+
+// Adds the run's failed nodes to the job's excluded nodes (policy::nodes_to_exclude).
+void exclude(JobRecord* job, const policy::FailedRun& failed) {
   job_details_t* details = job->details;
   if (details == nullptr) return;
   bool changed = false;
-  for (const std::string& name : names) {
+  for (const std::string& name :
+       policy::nodes_to_exclude(failed, requested_of(details, failed.nodes))) {
     node_record_t* node = find_node_record(const_cast<char*>(name.c_str()));
     if (node == nullptr) continue;
-    if (details->req_node_bitmap != nullptr &&
-        bit_test(details->req_node_bitmap, node->index) != 0) {
-      continue;
-    }
     if (details->exc_node_bitmap == nullptr)
       details->exc_node_bitmap = bit_alloc(node_record_count);
     bit_set(details->exc_node_bitmap, node->index);
@@ -74,7 +86,7 @@ void hold(JobRecord* job, const std::string& reason, int64_t now) {
 void settle(const policy::Policy& policy, JobRecord* job, const policy::FailedRun& failed,
             int64_t now) {
   append_admin_word(job, policy::failed_run_word(failed));
-  exclude(job, failed.nodes);
+  exclude(job, failed);
   const std::vector<policy::FailedRun> runs =
       policy::failed_runs(job->admin_comment != nullptr ? job->admin_comment : "");
   std::string note =
@@ -118,29 +130,32 @@ void run_ended(JobRecord* job, int64_t now) {
   runs.ended[job->job_id] = std::move(run);
 }
 
-void settle_failed_run(const LoadedConfig& config, JobRecord* job, int64_t now) {
-  Remembered run;
+void settle_failed_runs(const LoadedConfig& config, int64_t now) {
+  std::map<uint32_t, Remembered> ended;
   {
     FailedRunsPart& runs = part();
     const RankedLock lock(runs.mutex);
     if (runs.ended.empty()) return;
     prune_locked(runs, now);
-    const auto found = runs.ended.find(job->job_id);
-    if (found == runs.ended.end()) return;
-    run = found->second;
+    ended = runs.ended;
   }
-  // Slurm has counted the requeue by now (before job_fini on a requeue, after it on a
-  // NODE_FAIL): the run after the failed one is the job's current restart count.
-  const policy::EndedRun ended{run.node_fail, run.preempted, run.start, job->restart_cnt,
-                               node_facts(run.nodes)};
-  const auto failed = policy::failure_of(ended);
-  if (!failed) return;  // not (yet) known; forgotten by prune_locked after kSettleWithin
-  {
-    FailedRunsPart& runs = part();
-    const RankedLock lock(runs.mutex);
-    runs.ended.erase(job->job_id);
+  std::vector<uint32_t> settled;
+  for (const auto& [job_id, run] : ended) {
+    JobRecord* job = find_job_record(job_id);
+    if (job == nullptr || !IS_JOB_PENDING(job)) continue;
+    // Slurm has counted the requeue by now (before job_fini on a requeue, after it on a
+    // NODE_FAIL): the run after the failed one is the job's current restart count.
+    const policy::EndedRun run_now{run.node_fail, run.preempted, run.start, job->restart_cnt,
+                                   node_facts(run.nodes)};
+    const auto failed = policy::failure_of(run_now);
+    if (!failed) continue;  // not (yet) known; forgotten by prune_locked in time
+    settle(config.policy, job, *failed, now);
+    settled.push_back(job_id);
   }
-  settle(config.policy, job, *failed, now);
+  if (settled.empty()) return;
+  FailedRunsPart& runs = part();
+  const RankedLock lock(runs.mutex);
+  for (const uint32_t job_id : settled) runs.ended.erase(job_id);
 }
 
 }  // namespace shareq::ctld

@@ -193,11 +193,12 @@ bool eligible(const job_record_t* job, int64_t now) {
   return job->priority != 0 && job->details != nullptr && job->details->begin_time <= now;
 }
 
-// Step 3: every pending job's priority (policy::prioritize_queue over the whole queue, from the
-// shared ranks), and each share's highest --share-priority among its pending jobs, held ones
-// included (pending_priorities.hpp); then job_list in that order (job_list_order.hpp). Job write
-// lock held.
+// Step 3: failed runs settled on their pending jobs (failed_runs.hpp); every pending job's priority
+// (policy::prioritize_queue over the whole queue, from the shared ranks), and each share's highest
+// --share-priority among its pending jobs, held ones included (pending_priorities.hpp); then
+// job_list in that order (job_list_order.hpp). Job write lock held.
 void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64_t now) {
+  ctld::settle_failed_runs(*config, now);
   const auto ranked = current_ranks(config);
   const policy::Ledger& ledger = ranked->snapshot->ledger();
   std::vector<int> highest(config->policy.share_count(), -1);
@@ -208,7 +209,6 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
-    ctld::settle_failed_run(*config, job, now);
     pending_ids.push_back(job->job_id);
     auto p = ctld::pending_job(*config, job, now);
     if (p && p->share < highest.size()) {

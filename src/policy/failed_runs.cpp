@@ -113,6 +113,19 @@ std::optional<FailedRun> failure_before(std::string_view admin_comment, int64_t 
   return std::nullopt;
 }
 
+bool failure_still_possible(Time ended_at, Time now) {
+  return now - ended_at <= kFailureKnownWithin;
+}
+
+std::vector<std::string> nodes_to_exclude(const FailedRun& run,
+                                          const std::vector<std::string>& requested_nodes) {
+  std::vector<std::string> nodes;
+  for (const std::string& node : run.nodes) {
+    if (std::ranges::find(requested_nodes, node) == requested_nodes.end()) nodes.push_back(node);
+  }
+  return nodes;
+}
+
 bool held_after_failures(const Policy& policy, size_t failed_runs) {
   return failed_runs > static_cast<size_t>(std::max(policy.max_fallback_requeues, 0));
 }

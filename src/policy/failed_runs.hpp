@@ -72,6 +72,17 @@ std::vector<FailedRun> failed_runs(std::string_view admin_comment);
 // AdminComment names one: that run may fall back at once.
 std::optional<FailedRun> failure_before(std::string_view admin_comment, int64_t restarts);
 
+// How long after a run ended its failure may still become known (a prolog failure's drain comes
+// after the requeue); a run whose failure is unknown after that was none (an administrator's
+// requeue, say) and is forgotten.
+inline constexpr Time kFailureKnownWithin = 60;
+bool failure_still_possible(Time ended_at, Time now);
+
+// The nodes of `run` that join the job's excluded nodes: every failed node but those the job
+// asked for by name (-w), which it waits for instead of becoming a job that can never run.
+std::vector<std::string> nodes_to_exclude(const FailedRun& run,
+                                          const std::vector<std::string>& requested_nodes);
+
 // Whether a job with these failed runs is held rather than run again: more than
 // MaxFallbackRequeues of them.
 bool held_after_failures(const Policy& policy, size_t failed_runs);

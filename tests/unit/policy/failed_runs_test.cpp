@@ -105,5 +105,18 @@ TEST(FailedRuns, WhatAUserReads) {
             "(NODE_FAIL); its prolog failed on p4n1; scontrol release 42 runs it again");
 }
 
+TEST(FailedRuns, TheFailedNodesAreExcludedButNotOnesTheJobAskedForByName) {
+  const FailedRun run{RunFailure::NodeFail, {"p5n1", "p5n3"}, 1};
+  EXPECT_EQ(nodes_to_exclude(run, {}), (std::vector<std::string>{"p5n1", "p5n3"}));
+  EXPECT_EQ(nodes_to_exclude(run, {"p5n3"}), (std::vector<std::string>{"p5n1"}));
+  EXPECT_TRUE(nodes_to_exclude(run, {"p5n1", "p5n3"}).empty());
+}
+
+TEST(FailedRuns, AFailureMayBecomeKnownUpToAMinuteAfterTheRunEnded) {
+  EXPECT_TRUE(failure_still_possible(1000, 1000));
+  EXPECT_TRUE(failure_still_possible(1000, 1000 + kFailureKnownWithin));
+  EXPECT_FALSE(failure_still_possible(1000, 1001 + kFailureKnownWithin));
+}
+
 }  // namespace
 }  // namespace shareq::policy::testing
