@@ -14,6 +14,7 @@
 #include "job_comments.hpp"
 #include "job_nodes.hpp"
 #include "log.hpp"
+#include "policy/run_words.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurmctld_headers.hpp"
 #include "state_file.hpp"
@@ -179,7 +180,7 @@ void mail_pool_notice(job_record_t* job, const warm::WarmPool& pool, int64_t now
 // "shareq-start:warm,at:T": how this run (the one that starts at T) started, for the exporter's
 // shareq_warm_starts_total (slurmdbd keeps it with the run; earlier runs' words name their own T).
 std::string start_word(const char* how, const job_record_t* job) {
-  return std::string("shareq-start:") + how + ",at:" + std::to_string(job->start_time);
+  return policy::start_word(how, job->start_time);
 }
 
 void log_ended(const std::vector<warm::WarmPool>& ended) {

@@ -14,6 +14,7 @@
 #include "policy/decision.hpp"
 #include "policy/failed_runs.hpp"
 #include "policy/fallback.hpp"
+#include "policy/run_words.hpp"
 #include "recent_ends.hpp"
 #include "reclaim_claims.hpp"
 #include "slurm_conf_access.hpp"
@@ -186,11 +187,9 @@ const char* kind_name(policy::PreemptKind kind) {
 // the run that started at T (22.05 sends it no SystemComment): the exporter counts
 // shareq_preemptions_total from it, once per run. Memory only, under the job write lock.
 void append_preempted_word(job_record_t* victim, policy::PreemptKind kind, uint32_t by) {
-  const std::string word = std::string("shareq-preempted:") +
-                           (kind == policy::PreemptKind::Reclaim ? "reclaim" : "in_share") +
-                           ",by:" + std::to_string(by) +
-                           ",run:" + std::to_string(victim->start_time);
-  ctld::append_admin_word(victim, word);
+  ctld::append_admin_word(
+      victim, policy::preempted_word(kind == policy::PreemptKind::Reclaim ? "reclaim" : "in_share",
+                                     by, victim->start_time));
 }
 
 // SystemComment on each victim cons_tres kept, and one log line each.
@@ -505,9 +504,8 @@ void job_started(job_record_t* job, time_t now) {
       failed ? std::string(policy::failure_name(failed->cause)) : std::string("saturated");
   ctld::append_system_comment(job, note);
   // For slurmdbd and shareq-exporter's shareq_fallbacks_total: the run that starts now fell back.
-  ctld::append_admin_word(job, "shareq-fallback:" + cause +
-                                   ",from:" + p.family(*started->home).name +
-                                   ",at:" + std::to_string(job->start_time));
+  ctld::append_admin_word(
+      job, policy::fallback_word(cause, p.family(*started->home).name, job->start_time));
   info("shareq: select: JobId=%u %s", job->job_id, note.c_str());
 }
 

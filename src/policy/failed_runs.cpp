@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "policy/run_words.hpp"
 #include "text.hpp"
 
 namespace shareq::policy {
@@ -77,11 +78,7 @@ std::optional<FailedRun> failure_of(const EndedRun& run) {
 }
 
 bool preempted_in_run(std::string_view admin_comment, Time start) {
-  constexpr std::string_view kPreempted = "shareq-preempted:";
-  const std::string run = ",run:" + std::to_string(start);
-  return std::ranges::any_of(text::split(admin_comment, ' '), [&](std::string_view word) {
-    return word.starts_with(kPreempted) && word.ends_with(run);
-  });
+  return run_word_fields(admin_comment, kPreemptedWord, start).has_value();
 }
 
 std::string_view failure_name(RunFailure cause) {

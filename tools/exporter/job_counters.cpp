@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cluster_state.hpp"
+#include "policy/run_words.hpp"
 #include "text.hpp"
 
 namespace shareq::exporter {
@@ -13,44 +14,6 @@ namespace {
 
 constexpr std::array<double, 14> kWaitBuckets = {1,   5,    10,   30,   60,    120,   300,
                                                  600, 1800, 3600, 7200, 14400, 43200, 86400};
-
-std::optional<int64_t> to_int(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-// The value of `key:` among the comma-separated fields of `word` after its prefix.
-std::optional<std::string_view> field(std::string_view fields, std::string_view key) {
-  for (std::string_view part : text::split(fields, ',')) {
-    if (part.size() > key.size() && part.substr(0, key.size()) == key && part[key.size()] == ':') {
-      return part.substr(key.size() + 1);
-    }
-  }
-  return std::nullopt;
-}
-
-// The fields (after `prefix`) of the word `prefix...` whose `time_key` names `start`.
-std::optional<std::string_view> fields_for_run(std::string_view comment, std::string_view prefix,
-                                               std::string_view time_key, int64_t start) {
-  for (std::string_view word : text::split(comment, ' ')) {
-    if (word.substr(0, prefix.size()) != prefix) continue;
-    const std::string_view fields = word.substr(prefix.size());
-    const auto at = field(fields, time_key);
-    if (!at || to_int(*at) != start) continue;
-    return fields;
-  }
-  return std::nullopt;
-}
-
-// The first field of the word `prefix...` whose `time_key` names `start`: "warm", "reclaim".
-std::optional<std::string> word_for_run(std::string_view comment, std::string_view prefix,
-                                        std::string_view time_key, int64_t start) {
-  const auto fields = fields_for_run(comment, prefix, time_key, start);
-  if (!fields) return std::nullopt;
-  return std::string(fields->substr(0, fields->find(',')));
-}
 
 std::optional<std::string> failure_cause(RunEnd state, bool preempted) {
   switch (state) {
@@ -69,23 +32,25 @@ std::optional<std::string> failure_cause(RunEnd state, bool preempted) {
 
 void count_end(CounterState& state, const JobRun& run, const std::string& family,
                const std::string& share) {
-  const auto reason = word_for_run(run.admin_comment, "shareq-preempted:", "run", run.start);
+  const auto reason = policy::run_word_kind(run.admin_comment, policy::kPreemptedWord, run.start);
   if (reason && (*reason == "reclaim" || *reason == "in_share")) {
-    ++state.preemptions[{family, share, *reason}];
+    ++state.preemptions[{family, share, std::string(*reason)}];
   }
   if (const auto cause = failure_cause(run.state, reason.has_value())) {
     ++state.failures[{family, share, *cause}];
   }
-  const auto result = word_for_run(run.admin_comment, "shareq-start:", "at", run.start);
-  if (result && (*result == "warm" || *result == "cold")) ++state.warm_starts[{family, *result}];
+  const auto result = policy::run_word_kind(run.admin_comment, policy::kStartWord, run.start);
+  if (result && (*result == "warm" || *result == "cold")) {
+    ++state.warm_starts[{family, std::string(*result)}];
+  }
 }
 
 // A run that started in a fallback family counts when it starts (its AdminComment names it
 // then; slurmdbd has it by the start of the run's record).
 void count_fallback(CounterState& state, const JobRun& run, const std::string& family) {
-  const auto fields = fields_for_run(run.admin_comment, "shareq-fallback:", "at", run.start);
+  const auto fields = policy::run_word_fields(run.admin_comment, policy::kFallbackWord, run.start);
   if (!fields) return;
-  const auto from = field(*fields, "from");
+  const auto from = policy::word_field(*fields, "from");
   const std::string_view cause = fields->substr(0, fields->find(','));
   const bool known = cause == "saturated" || cause == "node_fail" || cause == "prolog";
   if (!from || from->empty() || !known) return;
