@@ -240,9 +240,11 @@ def test_nice_never_crosses_share_priority_and_scontrol_top_reorders(accounts):
     wait_until("all ranked", lambda: all(pending_priority(c, j) for j in (high, first, second)))
     assert pending_priority(c, high) > pending_priority(c, first) >= pending_priority(c, second)
 
-    # scontrol top (an operator here; users with SchedulerParameters=enable_user_top) works by
-    # nice values among one user's jobs of one partition: `second` goes ahead of `first`.
-    c.scontrol("top", str(second))
+    # scontrol top by the jobs' owner (the test cluster sets SchedulerParameters=enable_user_top,
+    # as a site must for users) works by nice values among one user's jobs of one partition:
+    # `second` goes ahead of `first`.
+    out = c.run(["scontrol", "top", str(second)], user="alice")
+    assert out.returncode == 0, out.stderr
     wait_until("top to hold after shareq re-ranks",
                lambda: pending_priority(c, second) > pending_priority(c, first))
     c.run(["scancel", str(high)])
