@@ -21,13 +21,18 @@ Message store(const Result<T>& parsed, T& field) {
   return std::nullopt;
 }
 
-Message apply_default_priority(Config& config, std::string_view value) {
-  const text::Number number = text::parse_decimal(value, 99);
+// A whole number 0..max into `field`, or the message naming the allowed range.
+Message store_bounded(std::string_view value, uint64_t max, int& field) {
+  const text::Number number = text::parse_decimal(value, max);
   if (number.status != text::NumberStatus::Ok) {
-    return text::number_message(value, number, "0..99");
+    return text::number_message(value, number, "0.." + std::to_string(max));
   }
-  config.default_priority = static_cast<int>(number.value);
+  field = static_cast<int>(number.value);
   return std::nullopt;
+}
+
+Message apply_default_priority(Config& config, std::string_view value) {
+  return store_bounded(value, 99, config.default_priority);
 }
 
 Message apply_warm_pool_mode(Config& config, std::string_view value) {
@@ -123,12 +128,7 @@ Message apply_image_cache_dir(Config& config, std::string_view value) {
 }
 
 Message apply_max_fallback_requeues(Config& config, std::string_view value) {
-  const text::Number number = text::parse_decimal(value, 100);
-  if (number.status != text::NumberStatus::Ok) {
-    return text::number_message(value, number, "0..100");
-  }
-  config.max_fallback_requeues = static_cast<int>(number.value);
-  return std::nullopt;
+  return store_bounded(value, 100, config.max_fallback_requeues);
 }
 
 Message apply_image_cache_metrics_file(Config& config, std::string_view value) {

@@ -7,6 +7,7 @@
 
 #include "policy/job_record.hpp"
 #include "policy/ordering.hpp"
+#include "policy/victims.hpp"
 #include "table.hpp"
 #include "text.hpp"
 
@@ -32,13 +33,6 @@ std::map<uint32_t, bool> within_quota_of(const ClusterState& state) {
   return within;
 }
 
-std::string job_list(const std::vector<policy::Victim>& victims) {
-  std::vector<std::string> ids;
-  ids.reserve(victims.size());
-  for (const policy::Victim& v : victims) ids.push_back(std::to_string(v.id));
-  return (ids.size() == 1 ? "job " : "jobs ") + text::join(ids);
-}
-
 // What the decision means for the job, in one phrase (the outlook says whether it is next).
 std::string decision_words(const policy::Decision& d, const policy::PendingJob& job) {
   switch (d.verdict) {
@@ -50,7 +44,7 @@ std::string decision_words(const policy::Decision& d, const policy::PendingJob& 
       return (d.victims.front().kind == policy::PreemptKind::Reclaim
                   ? "reclaims borrowed "
                   : "preempts, inside its share, ") +
-             job_list(d.victims);
+             policy::victims_words(d.victims);
     case policy::Verdict::Wait:
       break;
   }

@@ -5,6 +5,7 @@
 #include "policy/admission.hpp"
 #include "policy/decision.hpp"
 #include "policy/job_record.hpp"
+#include "policy/victims.hpp"
 #include "table.hpp"
 #include "text.hpp"
 
@@ -41,12 +42,6 @@ std::string share_part(const ClusterState& state, ShareId s, FamilyId f, int64_t
          " would be borrowed, BorrowLimit " + cell(rule->borrow_limit);
 }
 
-std::string job_list(const std::vector<policy::Victim>& victims) {
-  std::vector<std::string> ids;
-  for (const policy::Victim& v : victims) ids.push_back(std::to_string(v.id));
-  return (ids.size() == 1 ? "job " : "jobs ") + text::join(ids);
-}
-
 // When the first borrowed job of another share in `f` reaches ReclaimMinRuntime.
 std::optional<int64_t> first_reclaimable(const ClusterState& state, ShareId s, FamilyId f,
                                          int64_t now) {
@@ -77,7 +72,7 @@ std::string outlook(const ClusterState& state, const policy::PendingJob& job, Fa
     case policy::Verdict::Preempt: {
       const bool reclaim = d.victims.front().kind == policy::PreemptKind::Reclaim;
       return (reclaim ? "reclaim would requeue borrowed " : "in-share preemption would requeue ") +
-             job_list(d.victims) + " (should start at the next scheduling pass)";
+             policy::victims_words(d.victims) + " (should start at the next scheduling pass)";
     }
     case policy::Verdict::Wait:
       break;
@@ -148,7 +143,8 @@ std::string decision_line(const ClusterState& state, const JobInfo& info,
     case policy::Verdict::Wait:
       return "waits; slurmctld's reason: " + d.words;
     case policy::Verdict::Preempt:
-      return "preempts " + job_list(d.victims) + " and starts (a reason of Slurm's own meanwhile)";
+      return "preempts " + policy::victims_words(d.victims) +
+             " and starts (a reason of Slurm's own meanwhile)";
     case policy::Verdict::Start:
       break;
   }

@@ -7,6 +7,7 @@
 #include "policy/quota_math.hpp"
 #include "policy/reclaim_order.hpp"
 #include "flags.hpp"
+#include "text.hpp"
 
 namespace shareq::policy {
 
@@ -178,6 +179,13 @@ bool any_preemptable(const PreemptionExposure& exposure, std::span<const int> hi
     if (lowest < highest) return true;
   }
   return false;
+}
+
+std::string victims_words(std::span<const Victim> victims) {
+  std::vector<std::string> ids;
+  ids.reserve(victims.size());
+  for (const Victim& v : victims) ids.push_back(std::to_string(v.id));
+  return (ids.size() == 1 ? "job " : "jobs ") + text::join(ids);
 }
 
 }  // namespace shareq::policy

@@ -53,6 +53,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "policy/admission.hpp"
@@ -68,6 +69,9 @@ struct Victim {
   PreemptKind kind = PreemptKind::Reclaim;
   bool operator==(const Victim&) const = default;
 };
+
+// The victims in words, for the tool: "job 12", "jobs 12, 13".
+std::string victims_words(std::span<const Victim> victims);
 
 struct VictimChoice {
   bool possible = false;                 // the victims free enough for the job

@@ -8,6 +8,16 @@
 
 namespace shareq::tool::testing {
 
+// The families of the report tests, p5: research has 10 of 32 GPUs and may borrow 16 more;
+// prodexp2 has the other 22 and all 4 nodes of p4. A test adds its own settings after it.
+inline const std::string kReportFamilies =
+    "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
+    "Family=p4 Partitions=p4 Capacity=node=4\n"
+    "Share=Research Family=p5 Quota=gres/gpu=10 BorrowLimit=gres/gpu=16\n"
+    "Share=ProdExp2 Family=p5 Quota=gres/gpu=22\n"
+    "Share=ProdExp2 Family=p4 Quota=node=4\n";
+inline constexpr int64_t kReportNow = 100000;
+
 class Job {
  public:
   explicit Job(uint32_t id) {

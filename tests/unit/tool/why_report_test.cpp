@@ -12,15 +12,9 @@ namespace {
 
 using testing::Job;
 
-// p5: research has 10 of 32 GPUs and may borrow 16 more; prodexp2 has the other 22.
-const Config kConfig = shareq::testing::must_parse(
-    "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n"
-    "Family=p4 Partitions=p4 Capacity=node=4\n"
-    "Share=Research Family=p5 Quota=gres/gpu=10 BorrowLimit=gres/gpu=16\n"
-    "Share=ProdExp2 Family=p5 Quota=gres/gpu=22\n"
-    "Share=ProdExp2 Family=p4 Quota=node=4\n"
-    "ReclaimMinRuntime=600\n");
-constexpr int64_t kNow = 100000;
+const Config kConfig =
+    shareq::testing::must_parse(testing::kReportFamilies + "ReclaimMinRuntime=600\n");
+constexpr int64_t kNow = testing::kReportNow;
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
