@@ -39,8 +39,9 @@ class CannedStore {
   CannedStore& operator=(const CannedStore&) = delete;
 
   [[nodiscard]] const TestConnections* connections() const { return &connections_; }
-  // Connections curl opened (the first request and one per redirect) since this store began.
-  [[nodiscard]] size_t opened() const {
+  // Connections curl opened (the first request and one per redirect) since the latest store
+  // was made.
+  [[nodiscard]] static size_t opened() {
     Server& server = the_server();
     const std::lock_guard lock(server.mutex);
     return server.accepted;

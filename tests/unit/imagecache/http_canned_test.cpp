@@ -65,7 +65,7 @@ TEST(HttpCannedTest, DoesNotFollowARedirectToAFile) {
       "HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n");
   const Result<std::string> body = Get(canned);
   ASSERT_FALSE(body);
-  EXPECT_EQ(canned.opened(), 1u);
+  EXPECT_EQ(CannedStore::opened(), 1u);
 }
 
 TEST(HttpCannedTest, StopsFollowingRedirectsAfterFive) {
@@ -74,7 +74,7 @@ TEST(HttpCannedTest, StopsFollowingRedirectsAfterFive) {
       "Content-Length: 0\r\n\r\n");
   const Result<std::string> body = Get(canned);
   ASSERT_FALSE(body);
-  EXPECT_EQ(canned.opened(), 6u);  // the first request and five redirects
+  EXPECT_EQ(CannedStore::opened(), 6u);  // the first request and five redirects
 }
 
 TEST(HttpCannedTest, DownloadsAndHashesWhatItWrites) {
