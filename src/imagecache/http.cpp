@@ -36,6 +36,16 @@ CurlHandle make_handle(const std::string& url, const TransferLimits& limits) {
   return curl;
 }
 
+CurlHandle make_transfer(const std::string& url, const TransferLimits& limits,
+                         const TestConnections* test) {
+  CurlHandle curl = make_handle(url, limits);
+  if (curl && test != nullptr) {
+    curl_easy_setopt(curl.get(), CURLOPT_ABSTRACT_UNIX_SOCKET, test->abstract_socket.c_str());
+    curl_easy_setopt(curl.get(), CURLOPT_PROXY, "");
+  }
+  return curl;
+}
+
 // Runs the transfer; the error names the URL, the HTTP status when there is one, and curl's
 // reason, or `sink_error` (filled by the write callback when it gave up).
 Result<bool> perform(CURL* curl, const std::string& url, const std::string& sink_error) {
@@ -97,8 +107,8 @@ size_t file_write(char* ptr, size_t size, size_t count, void* user) {
 }  // namespace
 
 Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
-                                   const TransferLimits& limits) {
-  CurlHandle curl = make_handle(url, limits);
+                                   const TransferLimits& limits, const TestConnections* test) {
+  CurlHandle curl = make_transfer(url, limits, test);
   if (!curl) return Error{"image", "cannot start a transfer for " + url};
   SmallSink sink;
   sink.max = max_bytes;
@@ -110,8 +120,8 @@ Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
 }
 
 Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
-                              const TransferLimits& limits) {
-  CurlHandle curl = make_handle(url, limits);
+                              const TransferLimits& limits, const TestConnections* test) {
+  CurlHandle curl = make_transfer(url, limits, test);
   if (!curl) return Error{"image", "cannot start a transfer for " + url};
   FileSink sink{fd, &hash, 0, {}};
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, file_write);

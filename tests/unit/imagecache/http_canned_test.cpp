@@ -1,0 +1,96 @@
+// The HTTP store's response handling fed raw bytes (canned_store.hpp, as the fuzzer
+// fuzz_http_response does): bodies within and over the limit, chunked bodies, a status >= 400, a
+// body cut short of its Content-Length, and a redirect to file:// refused.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "canned_store.hpp"
+#include "imagecache/http.hpp"
+#include "imagecache/sha256.hpp"
+
+namespace shareq::imagecache {
+namespace {
+
+using testing::CannedStore;
+
+const std::string kUrl = "http://store.test/llama.sha256";
+
+Result<std::string> Get(const CannedStore& canned, size_t max_bytes = 4096) {
+  return http_get_small(kUrl, max_bytes, TransferLimits{2, 2, 5}, canned.connections());
+}
+
+TEST(HttpCannedTest, ReadsABodyOfContentLength) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+  const Result<std::string> body = Get(canned);
+  ASSERT_TRUE(body) << body.error().to_string();
+  EXPECT_EQ(body.value(), "hello");
+}
+
+TEST(HttpCannedTest, ReadsAChunkedBody) {
+  const CannedStore canned(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n "
+      "world\r\n0\r\n\r\n");
+  const Result<std::string> body = Get(canned);
+  ASSERT_TRUE(body) << body.error().to_string();
+  EXPECT_EQ(body.value(), "hello world");
+}
+
+TEST(HttpCannedTest, RefusesABodyOverTheLimit) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+  const Result<std::string> body = Get(canned, 4);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(body.error().message, "fetching " + kUrl + " failed: larger than 4 bytes");
+}
+
+TEST(HttpCannedTest, NamesTheStatus) {
+  const CannedStore canned("HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\noops");
+  const Result<std::string> body = Get(canned);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(body.error().message, "fetching " + kUrl + " failed: HTTP status 500");
+}
+
+TEST(HttpCannedTest, RefusesABodyCutShortOfItsContentLength) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nshort");
+  const Result<std::string> body = Get(canned);
+  ASSERT_FALSE(body);
+  EXPECT_NE(body.error().message.find("fetching " + kUrl + " failed: "), std::string::npos);
+}
+
+TEST(HttpCannedTest, DoesNotFollowARedirectToAFile) {
+  const CannedStore canned(
+      "HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n");
+  const Result<std::string> body = Get(canned);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(CannedStore::opened(), 1u);
+}
+
+TEST(HttpCannedTest, StopsFollowingRedirectsAfterFive) {
+  const CannedStore canned(
+      "HTTP/1.1 302 Found\r\nLocation: http://elsewhere.test/x\r\n"
+      "Content-Length: 0\r\n\r\n");
+  const Result<std::string> body = Get(canned);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(CannedStore::opened(), 6u);  // the first request and five redirects
+}
+
+TEST(HttpCannedTest, DownloadsAndHashesWhatItWrites) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+  const int fd = ::memfd_create("download", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  Sha256 hash;
+  const Result<int64_t> written =
+      http_download(kUrl, fd, hash, TransferLimits{2, 2, 5}, canned.connections());
+  ::close(fd);
+  ASSERT_TRUE(written) << written.error().to_string();
+  EXPECT_EQ(written.value(), 5);
+  Sha256 expected;
+  expected.update("hello", 5);
+  EXPECT_EQ(hash.finish(), expected.finish());
+}
+
+}  // namespace
+}  // namespace shareq::imagecache
