@@ -41,7 +41,7 @@
 /* The state_reason with which select_nodes() keeps a select plugin's state_desc (squeue's reason
  * words). 22.05: WAIT_BLOCK_D_ACTION (a BlueGene leftover). 24.11 removed the BlueGene reasons and
  * keeps no plugin's words: select_nodes() sets Resources and frees state_desc after a refusal, so
- * shareq's words are lost there (the job shows Resources) until they are set another way. */
+ * shareq keeps them itself there and puts them back (plugins/ctld/wait_reasons.hpp). */
 #if SHAREQ_SLURM_SERIES(22, 5)
 #define SHAREQ_SLURM_SELECT_REASON WAIT_BLOCK_D_ACTION
 #define SHAREQ_SLURM_SELECT_REASON_KEPT 1
@@ -49,6 +49,11 @@
 #define SHAREQ_SLURM_SELECT_REASON WAIT_RESOURCES
 #define SHAREQ_SLURM_SELECT_REASON_KEPT 0
 #endif
+/* A job's per-partition priorities (read by build_job_queue()): job_ptr->priority_array, one per
+ * partition, in 22.05; job_ptr->part_prio (priority_mult_t: priority_array, sized partitions x
+ * QOS of the job's qos_list, with priority_array_names and last_update) in 24.11 (24.05 moved it
+ * there; 24.11.7 and 25.05.3 rename priority_array to prio_mult). */
+#define SHAREQ_SLURM_PART_PRIO_BY_QOS SHAREQ_SLURM_AT_LEAST(24, 11)
 /* slurmctld loads only SelectType, whose id must be cons_tres's 109 (25.05). */
 #define SHAREQ_SLURM_SELECT_ONLY_ONE SHAREQ_SLURM_AT_LEAST(25, 5)
 

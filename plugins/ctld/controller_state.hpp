@@ -1,9 +1,9 @@
 // The controller's state, in one owner: everything select, priority, preempt and job_submit
 // share inside slurmctld (shareq.conf, the running jobs and their snapshot, reclaims in flight,
-// warm pools, pending priorities, recently ended jobs' nodes, failed runs, image digests,
-// decayed usage, the state files' writer). One ControllerState per slurmctld, made at first use
-// (nothing happens at library load: slurmd and the clients load the select and priority plugins
-// too).
+// warm pools, pending priorities, recently ended jobs' nodes, failed runs, kept wait words, image
+// digests, decayed usage, the state files' writer). One ControllerState per slurmctld, made at
+// first use (nothing happens at library load: slurmd and the clients load the select and priority
+// plugins too).
 //
 // Each part has its own RankedMutex, taken in the order lock_order.hpp writes down (and checks
 // in builds without NDEBUG); each part is read and written only by the file named beside it,
@@ -117,6 +117,12 @@ struct FailedRunsPart {
   std::map<uint32_t, Remembered> ended;  // by job id
 };
 
+// wait_reasons.cpp: shareq's words of refused jobs, by job id, where the release drops them.
+struct WaitReasonsPart {
+  RankedMutex mutex{LockRank::WaitReasons};
+  std::map<uint32_t, std::string> words;
+};
+
 // image_digests.cpp: the store's answers, and the questions for job_submit's thread.
 struct DigestPart {
   RankedMutex mutex{LockRank::DigestBook};
@@ -141,6 +147,7 @@ class SHAREQ_CTLD_API ControllerState {
   PendingPrioritiesPart pending;
   RecentEndsPart recent_ends;
   FailedRunsPart failed_runs;
+  WaitReasonsPart wait_reasons;
   // Never destroyed: job_submit's thread may still wait on it when the process exits.
   DigestPart& digests;
 };

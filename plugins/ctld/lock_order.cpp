@@ -62,6 +62,8 @@ const char* lock_rank_name(LockRank rank) {
       return "Config";
     case LockRank::StateWriter:
       return "StateWriter";
+    case LockRank::WaitReasons:
+      return "WaitReasons";
   }
   return "?";
 }

@@ -23,6 +23,7 @@
 //   Usage           decayed usage (ControllerState::usage)
 //   Config          shareq.conf's holder (ControllerState::config)
 //   StateWriter     the state files' queue (ControllerState::writer)
+//   WaitReasons     refused jobs' wait words kept for 24.11 (ControllerState::wait_reasons)
 //
 // PreemptorCache, VictimOrder, RecalcSignal, Ranks and QuotaTaken guard what one plugin keeps for
 // itself (caches keyed by the controller state's generations, the thread's wake-up); everything
@@ -57,6 +58,7 @@ enum class LockRank : uint8_t {
   Usage,
   Config,
   StateWriter,
+  WaitReasons,
 };
 
 SHAREQ_CTLD_API const char* lock_rank_name(LockRank rank);

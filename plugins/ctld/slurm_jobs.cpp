@@ -192,6 +192,11 @@ void jobs_changed() {
     listener();
 }
 
+void ranking_wanted() {
+  if (const JobsChangedListener listener = part().listener.load(std::memory_order_acquire))
+    listener();
+}
+
 void set_jobs_changed_listener(JobsChangedListener listener) {
   part().listener.store(listener, std::memory_order_release);
 }

@@ -116,6 +116,10 @@ SHAREQ_CTLD_API void set_reserved_pools(std::vector<ReservedPool> pools);
 // Something else changed (shareq.conf reloaded, reconfigure): rebuild the next snapshot.
 SHAREQ_CTLD_API void jobs_changed();
 SHAREQ_CTLD_API uint64_t jobs_generation();
+// Nothing changed in the jobs, but the pending jobs want a ranking pass soon (the listener below,
+// without a new snapshot): select/shareq after a refusal whose words the release drops
+// (wait_reasons.hpp). Takes no Slurm lock and no shareq lock but the listener's.
+SHAREQ_CTLD_API void ranking_wanted();
 
 // Called after every change above (a job started or ended, the reserved pools or the
 // configuration changed), from whichever thread made it, often with slurmctld's job write lock

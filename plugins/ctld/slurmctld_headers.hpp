@@ -24,5 +24,6 @@ extern "C" {
 #pragma weak last_job_update
 #pragma weak acct_db_conn
 #pragma weak last_node_update
+#pragma weak last_part_update
 #pragma weak node_record_count
 #pragma weak node_record_table_ptr

@@ -23,6 +23,7 @@
 #include "sprio_factors.h"
 #include "state_writer.hpp"
 #include "usage_store.hpp"
+#include "wait_reasons.hpp"
 #include "warm_pools.hpp"
 
 namespace shareq::priority {
@@ -137,20 +138,84 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
   store_factors(job, parts);
 }
 
-// A job in partitions of several families is queued by Slurm once per partition, at
-// priority_array[i] for the i-th of part_ptr_list (build_job_queue()): its priority in that
-// partition's family (ordering.hpp). A partition where it cannot run now (a fallback family
-// before its FallbackDelay, a family where its share has no quota) gets 1: tested last there, and
-// below bf_min_prio_reserve, so it holds back no job of that partition. Partitions in no family
-// get the job's priority. Job write lock held.
+// A job in partitions of several families is queued by Slurm once per partition (and, from
+// 24.11, once per partition and QOS of its qos_list), at that partition's slot of its per-partition
+// priorities (build_job_queue()): its priority in that partition's family (ordering.hpp). A
+// partition where it cannot run now (a fallback family before its FallbackDelay, a family where
+// its share has no quota) gets 1: tested last there, and below bf_min_prio_reserve, so it holds
+// back no job of that partition. Partitions in no family get the job's priority.
+uint32_t partition_priority(const part_record_t* part, const policy::Policy& policy,
+                            const policy::PendingJob& pending,
+                            const policy::PriorityFactors& factors, uint32_t priority) {
+  const auto family = policy.family_of_partition(part->name);
+  if (!family) return priority;
+  const auto found = std::find_if(factors.in_family.begin(), factors.in_family.end(),
+                                  [&](const auto& f) { return f.first == *family; });
+  const bool later =
+      std::any_of(pending.later.begin(), pending.later.end(),
+                  [&](const policy::LaterRequest& r) { return r.family == *family; });
+  if (!later && found != factors.in_family.end()) return std::max<uint32_t>(found->second, 1);
+  if (later || !factors.in_family.empty()) return 1;  // it cannot run there now
+  return priority;
+}
+
+#if SHAREQ_SLURM_PART_PRIO_BY_QOS
+// The job's per-partition priorities as priority/multifactor keeps them in 24.11
+// (_get_priority_internal): job->part_prio->priority_array, partitions x QOS, the QOS of one
+// partition in a row, with the partitions' names and the time it was sized (24.11.7 renames the
+// struct's field prio_mult; shareq builds against 24.11.5 exactly). Resized when the job's
+// partitions or QOS changed or any partition did (last_part_update); Slurm frees the array itself
+// when a job's partitions are updated. A job in one partition and one QOS has none.
 void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
                               const policy::PendingJob& pending,
                               const policy::PriorityFactors& factors, uint32_t priority) {
-#if SHAREQ_SLURM_AT_LEAST(24, 5)
-  // 24.05 moved the array to part_prio (partitions x QOS in 24.11): not written yet there, so a
-  // fallback partition is queued at the job's own priority (job_test still holds it back).
-  (void)job, (void)policy, (void)pending, (void)factors, (void)priority;
+  if (job->part_ptr_list == nullptr && job->qos_list == nullptr) {
+    if (job->part_prio != nullptr) {
+      xfree(job->part_prio->priority_array);
+      xfree(job->part_prio->priority_array_names);
+      xfree(job->part_prio);
+    }
+    return;
+  }
+  const int partitions = job->part_ptr_list != nullptr ? list_count(job->part_ptr_list) : 1;
+  const int qos = job->qos_list != nullptr ? list_count(job->qos_list) : 1;
+  if (partitions <= 0 || qos <= 0 || (job->part_ptr_list == nullptr && job->part_ptr == nullptr)) {
+    return;
+  }
+  const size_t slots = static_cast<size_t>(partitions) * static_cast<size_t>(qos);
+  if (job->part_prio == nullptr) {
+    job->part_prio = static_cast<priority_mult_t*>(xmalloc(sizeof(priority_mult_t)));
+  }
+  priority_mult_t* prio = job->part_prio;
+  if (prio->priority_array == nullptr || xsize(prio->priority_array) < slots * sizeof(uint32_t) ||
+      prio->last_update < last_part_update) {
+    xfree(prio->priority_array);
+    prio->priority_array = static_cast<uint32_t*>(xcalloc(slots, sizeof(uint32_t)));
+    xfree(prio->priority_array_names);
+    if (job->part_ptr_list != nullptr) {
+      prio->priority_array_names = part_list_to_xstr(job->part_ptr_list);
+    }
+    prio->last_update = time(nullptr);
+  }
+  size_t slot = 0;
+  const auto write = [&](const part_record_t* part) {
+    const uint32_t value = partition_priority(part, policy, pending, factors, priority);
+    for (int q = 0; q < qos && slot < slots; ++q) prio->priority_array[slot++] = value;
+  };
+  if (job->part_ptr_list == nullptr) {
+    write(job->part_ptr);
+    return;
+  }
+  list_itr_t* it = list_iterator_create(job->part_ptr_list);
+  while (auto* part = static_cast<part_record_t*>(list_next(it))) write(part);
+  list_iterator_destroy(it);
+}
 #else
+// 22.05: job->priority_array, one per partition of part_ptr_list, in its order. Job write lock
+// held.
+void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
+                              const policy::PendingJob& pending,
+                              const policy::PriorityFactors& factors, uint32_t priority) {
   if (job->part_ptr_list == nullptr) return;
   const int count = list_count(job->part_ptr_list);
   if (count <= 0) return;
@@ -164,24 +229,13 @@ void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
   list_itr_t* it = list_iterator_create(job->part_ptr_list);
   int i = 0;
   while (auto* part = static_cast<part_record_t*>(list_next(it))) {
-    uint32_t value = priority;
-    if (const auto family = policy.family_of_partition(part->name)) {
-      const auto found = std::find_if(factors.in_family.begin(), factors.in_family.end(),
-                                      [&](const auto& f) { return f.first == *family; });
-      const bool later =
-          std::any_of(pending.later.begin(), pending.later.end(),
-                      [&](const policy::LaterRequest& r) { return r.family == *family; });
-      if (!later && found != factors.in_family.end()) {
-        value = std::max<uint32_t>(found->second, 1);
-      } else if (later || !factors.in_family.empty()) {
-        value = 1;  // it cannot run there now
-      }
+    if (i < count) {
+      job->priority_array[i++] = partition_priority(part, policy, pending, factors, priority);
     }
-    if (i < count) job->priority_array[i++] = value;
   }
   list_iterator_destroy(it);
-#endif
 }
+#endif
 
 // What the last ranking's within-quota jobs take of each share's quota: a job submitted since is
 // ranked behind them (priority_of), until the re-ranking its submission asks for.
@@ -209,6 +263,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
+    if (!SHAREQ_SLURM_SELECT_REASON_KEPT && ctld::restore_wait_reason(job)) last_job_update = now;
     pending_ids.push_back(job->job_id);
     auto p = ctld::pending_job(*config, job, now);
     if (p && p->share < highest.size()) {
@@ -238,6 +293,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
     g_taken = std::move(ranking.taken);
   }
   ctld::publish_pending_priorities(config->version, std::move(highest));
+  if (!SHAREQ_SLURM_SELECT_REASON_KEPT) ctld::wait_reasons_keep_pending(pending_ids);
   ctld::claims_keep_pending(std::move(pending_ids));
   const auto started = std::chrono::steady_clock::now();
   if (order_job_list()) {

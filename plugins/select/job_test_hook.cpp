@@ -20,6 +20,7 @@
 #include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
 #include "submit_shim.h"
+#include "wait_reasons.hpp"
 #include "warm_pools.hpp"
 
 #pragma weak last_job_update    // slurmctld-only: this plugin also loads in slurmd and clients
@@ -149,6 +150,7 @@ int start_on_pool(const JobTestArgs& a, uint64_t pool, const ctld::RunningSnapsh
 
 void set_wait_reason(job_record_t* job, const std::string& text) {
   const std::string words = text.rfind("shareq", 0) == 0 ? text : "shareq: " + text;
+  if (!SHAREQ_SLURM_SELECT_REASON_KEPT) ctld::keep_wait_reason(job->job_id, words);
   if (job->state_reason == kShareqReason && job->state_desc != nullptr &&
       words == job->state_desc) {
     return;
@@ -160,6 +162,7 @@ void set_wait_reason(job_record_t* job, const std::string& text) {
 }
 
 void clear_wait_reason(job_record_t* job) {
+  if (!SHAREQ_SLURM_SELECT_REASON_KEPT) ctld::forget_wait_reason(job->job_id);
   if (job->state_reason != kShareqReason) return;
   job->state_reason = WAIT_NO_REASON;
   xfree(job->state_desc);

@@ -16,8 +16,10 @@
 //  - A refused job's squeue reason is describe()'s words (state_desc). Its state_reason is
 //    SHAREQ_SLURM_SELECT_REASON (slurm_compat.h): in 22.05 WAIT_BLOCK_D_ACTION, for which (and
 //    WAIT_BLOCK_MAX_ERR) select_nodes() keeps a select plugin's state_desc; for any other it
-//    resets the reason to Resources and drops the words, as 24.11 does for every reason. Once
-//    the job passes admit() again the reason is cleared.
+//    resets the reason to Resources and drops the words, as 24.11 does for every reason: there
+//    the words are also kept in wait_reasons.hpp, and priority/shareq's ranking pass puts them
+//    back. Once the job passes admit() again the reason is cleared (and the kept words
+//    forgotten).
 //  - Victims that cons_tres picks in RUN_NOW get SystemComment "shareq: preempted by job N
 //    (reclaim|in-share): ..." (scontrol show job), and the preemption is logged.
 // Jobs outside every family go to cons_tres unchanged.

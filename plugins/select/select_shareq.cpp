@@ -83,9 +83,16 @@ extern "C" int select_p_job_test SHAREQ_SELECT_JOB_TEST_PARAMS {
                                          preemptee_job_list,
                                          SHAREQ_SELECT_JOB_TEST_TAIL_NAMES,
                                          time(nullptr)};
-  return guarded(
+  const int rc = guarded(
       SLURM_ERROR, [&] { return shareq::select::job_test(args); },
       [](const char* what) { report("job_test", what); });
+  if (!SHAREQ_SLURM_SELECT_REASON_KEPT && rc != SLURM_SUCCESS && mode == SELECT_MODE_RUN_NOW &&
+      job_ptr != nullptr && job_ptr->state_desc != nullptr) {
+    // select_nodes() is about to drop shareq's words (wait_reasons.hpp): a ranking pass right
+    // after this scheduling pass puts them back.
+    shareq::ctld::ranking_wanted();
+  }
+  return rc;
 }
 
 // Everything below forwards to select/cons_tres. Where cons_tres learns that a job's allocation

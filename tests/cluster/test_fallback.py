@@ -66,15 +66,34 @@ def started_at(c, job):
     return int(c.run(["date", "-d", c.job(job)["StartTime"], "+%s"]).stdout.strip())
 
 
+def slurm_series(c):
+    """The cluster's Slurm (major, minor), from `squeue --version` ("slurm 24.11.5")."""
+    version = c.run(["squeue", "--version"]).stdout.split()[-1]
+    return tuple(int(part) for part in version.split(".")[:2])
+
+
+def partition_priorities(c, job):
+    """A pending job's priority in each of its partitions, as `squeue -P` shows them from the
+    job's per-partition priorities (24.11; Slurm queues the job at them)."""
+    out = c.run(["squeue", "-h", "-P", "-j", str(job), "-o", "%P %Q"]).stdout
+    return {part: int(prio) for part, prio in (line.split() for line in out.splitlines())}
+
+
 @pytest.mark.every_release
 def test_a_job_falls_back_after_its_delay_and_not_before(saturated):
     c, _ = saturated
     job = gpu_job(c, "prodexp2")
     assert c.job(job)["Partition"] == "p5,p4", c.job(job)
-    # shareq why says when it may fall back on every release (24.11's squeue shows Resources).
-    wait_until(f"shareq why {job} to say when it may fall back",
-               lambda: "it may start here from" in c.shareq("why", str(job)).stdout, timeout=30)
+    # squeue and shareq why say when it may fall back (on 24.11 Slurm drops shareq's words after
+    # each refusal and shareq puts them back: docs/slurm-releases.md).
+    wait_until(f"job {job} to say when it may fall back",
+               lambda: "may start in family p4 in" in c.reason(job), timeout=30)
+    assert "it may start here from" in c.shareq("why", str(job)).stdout
     assert c.job_state(job) == "PENDING"
+    if slurm_series(c) >= (24, 11):  # 22.05's squeue -P shows the job's one priority everywhere
+        # Queued last in p4 until its delay has passed, at its priority in p5's family there.
+        prio = partition_priorities(c, job)
+        assert prio["p4"] == 1 and prio["p5"] > 1, prio
     c.wait_state(job, RUNNING_STATES, timeout=DELAY + 40)
     info = c.job(job)
     assert info["Partition"] == "p4", info

@@ -184,6 +184,7 @@ def test_a_job_within_quota_waits_for_a_completing_node_instead_of_reclaiming(sh
             f"job {job} was preempted for capacity that was being freed: {info}"
 
 
+@pytest.mark.every_release
 def test_a_node_stuck_completing_holds_a_reclaim_back_only_for_a_bounded_time(shares):
     """The wait for a completing node is bounded: KillWait + 2 x MessageTimeout + 10 s after the
     job ended (35 s here). A node whose epilog hangs longer stops holding the job back, which then
