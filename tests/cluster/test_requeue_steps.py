@@ -30,8 +30,8 @@ PreemptGraceTime=0
 def ended_batch_steps(c, job_id):
     """The job's batch steps that have ended, oldest first, from `sacct -D` (every run). A
     requeue (or preemption) first records the running batch step REQUEUED (PREEMPTED) with the
-    job (slurmctld, at once); the
-    step's own end (slurmstepd's, after the kill) replaces it, so that is not yet its end."""
+    job (slurmctld, at once); the step's own end (slurmstepd's, after the kill) replaces it, so
+    that first record is not yet its end."""
     out = c.run(["sacct", "-n", "-P", "-D", "-j", str(job_id), "-o", "JobID,State,ExitCode"])
     assert out.returncode == 0, out.stderr
     rows = [dict(zip(("JobID", "State", "ExitCode"), line.split("|")))
