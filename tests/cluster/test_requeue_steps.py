@@ -53,6 +53,12 @@ def batch_step_running(c, job_id):
     return "RUNNING" in out.stdout.split()
 
 
+# A known defect, intermittent (about 1 run in 4 right after `cluster up`, 2026-12-02): under
+# shareq's SPANK plugin the killed batch step sometimes ends FAILED 15:0 (the script exited 15)
+# where stock Slurm always records CANCELLED 0:15 (Slurm's test12.7 sees the same). Open in
+# issue 18; not strict until the cause is found, so that it does not fail CI at random.
+@pytest.mark.xfail(strict=False, reason="intermittent FAILED 15:0 batch step after a requeue "
+                   "under shareq's SPANK plugin (issue 18, test12.7)")
 @pytest.mark.stock_too
 def test_scontrol_requeue_of_a_running_batch_job_shows_its_batch_step_cancelled(clean_queue):
     c = clean_queue
