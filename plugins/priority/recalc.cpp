@@ -138,25 +138,12 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
   store_factors(job, parts);
 }
 
-// A job in partitions of several families is queued by Slurm once per partition (and, from
-// 24.11, once per partition and QOS of its qos_list), at that partition's slot of its per-partition
-// priorities (build_job_queue()): its priority in that partition's family (ordering.hpp). A
-// partition where it cannot run now (a fallback family before its FallbackDelay, a family where
-// its share has no quota) gets 1: tested last there, and below bf_min_prio_reserve, so it holds
-// back no job of that partition. Partitions in no family get the job's priority.
+// The job's priority in one partition: policy::partition_priority (ordering.hpp).
 uint32_t partition_priority(const part_record_t* part, const policy::Policy& policy,
                             const policy::PendingJob& pending,
                             const policy::PriorityFactors& factors, uint32_t priority) {
-  const auto family = policy.family_of_partition(part->name);
-  if (!family) return priority;
-  const auto found = std::find_if(factors.in_family.begin(), factors.in_family.end(),
-                                  [&](const auto& f) { return f.first == *family; });
-  const bool later =
-      std::any_of(pending.later.begin(), pending.later.end(),
-                  [&](const policy::LaterRequest& r) { return r.family == *family; });
-  if (!later && found != factors.in_family.end()) return std::max<uint32_t>(found->second, 1);
-  if (later || !factors.in_family.empty()) return 1;  // it cannot run there now
-  return priority;
+  return policy::partition_priority(policy, part->name != nullptr ? part->name : "", pending,
+                                    factors, priority);
 }
 
 #if SHAREQ_SLURM_PART_PRIO_BY_QOS
