@@ -191,4 +191,21 @@ Result<Submission> validate_submission(const Config& config, const SubmitFlags& 
   return submission;
 }
 
+Result<Submission> validate_update(const Config& config, const SubmitFlags& flags,
+                                   const JobContext& job, const std::string& home) {
+  const Family* family = home.empty() ? nullptr : config.find_family(home);
+  if (family == nullptr) return validate_submission(config, flags, job);
+  JobContext own = job;
+  std::erase_if(own.partitions, [&](const std::string& partition) {
+    const Family* of = config.family_of_partition(partition);
+    return of != nullptr && std::find(family->fallback.begin(), family->fallback.end(), of->name) !=
+                                family->fallback.end();
+  });
+  Result<Submission> checked = validate_submission(config, flags, own);
+  if (!checked) return checked;
+  Submission submission = std::move(checked).value();
+  if (!submission.share.empty()) submission.home = family->name;
+  return submission;
+}
+
 }  // namespace shareq

@@ -57,6 +57,16 @@ struct Submission {
 Result<Submission> validate_submission(const Config& config, const SubmitFlags& flags,
                                        const JobContext& job);
 
+// Validates an update that keeps the job's partitions (`scontrol update JobId=N Account=X`) of a
+// job whose tag names `home`, its home family: the job's partitions then include those
+// job_submit/shareq appended for the home family's Fallback= families. They are left out of the
+// check (the new share must have a Share= line in each family the user asked for, as at
+// submission), and the job keeps its home family: its partitions stay as they are, in a fallback
+// family where the new share has no Share= line it cannot start. With `home` empty or no family
+// of that name, the same as validate_submission.
+Result<Submission> validate_update(const Config& config, const SubmitFlags& flags,
+                                   const JobContext& job, const std::string& home);
+
 // The partitions job_submit/shareq appends to an accepted job so that it may fall back: when
 // every governed partition of the job is in one family with Fallback= families and the job did
 // not ask --fallback=no, the partitions of each fallback family in which the share has a Share=

@@ -16,23 +16,6 @@ namespace {
 
 using policy::FamilyId;
 
-// Criterion 1 of policy/ordering.hpp for every pending job, on the tool's ledger: the same
-// prioritize_queue() that priority/shareq runs (a held job takes nothing of its share's quota
-// ahead of the others, as there). Decayed usage only orders shares, so none is needed here.
-std::map<uint32_t, bool> within_quota_of(const ClusterState& state) {
-  std::vector<policy::PendingJob> pending(state.pending().begin(), state.pending().end());
-  for (policy::PendingJob& job : pending) {
-    const JobInfo* info = state.job(job.id);
-    job.eligible = info != nullptr && info->priority > 0;
-  }
-  const policy::ShareRanks ranks = policy::rank_shares(state.ledger(), {});
-  const policy::RankedQueue ranked = policy::prioritize_queue(ranks, state.ledger(), pending);
-  std::map<uint32_t, bool> within;
-  for (size_t i = 0; i < pending.size(); ++i)
-    within[pending[i].id] = ranked.factors[i].within_quota;
-  return within;
-}
-
 // What the decision means for the job, in one phrase (the outlook says whether it is next).
 std::string decision_words(const policy::Decision& d, const policy::PendingJob& job) {
   switch (d.verdict) {
@@ -158,6 +141,20 @@ std::string outlook_text(const QueueEntry& e) {
 }
 
 }  // namespace
+
+std::map<uint32_t, bool> within_quota_of(const ClusterState& state) {
+  std::vector<policy::PendingJob> pending(state.pending().begin(), state.pending().end());
+  for (policy::PendingJob& job : pending) {
+    const JobInfo* info = state.job(job.id);
+    job.eligible = info != nullptr && info->priority > 0;
+  }
+  const policy::ShareRanks ranks = policy::rank_shares(state.ledger(), {});
+  const policy::RankedQueue ranked = policy::prioritize_queue(ranks, state.ledger(), pending);
+  std::map<uint32_t, bool> within;
+  for (size_t i = 0; i < pending.size(); ++i)
+    within[pending[i].id] = ranked.factors[i].within_quota;
+  return within;
+}
 
 std::string_view tier_name(QueueTier tier) {
   switch (tier) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,13 @@ struct QueueFilter {
 // it), would borrow, or belongs to the unlisted accounts' share (always a borrower, last).
 enum class QueueTier { WithinQuota, Borrow, Unlisted };
 std::string_view tier_name(QueueTier tier);  // "within_quota", "borrow", "unlisted"
+
+// Criterion 1 of policy/ordering.hpp for every pending job (by job id), on the tool's ledger: the
+// same prioritize_queue() that priority/shareq runs over every pending job, those whose priority
+// an operator set (scontrol update Priority=) included (a held job takes nothing of its share's
+// quota ahead of the others, as there). Decayed usage only orders shares, so none is needed.
+// Whether a job is within its share's quota, whatever Slurm priority it has.
+std::map<uint32_t, bool> within_quota_of(const ClusterState& state);
 
 // What decide() does with the job now.
 enum class QueueOutlook { StartsNext, Fits, Preempts, Waits };

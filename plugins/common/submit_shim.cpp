@@ -103,7 +103,15 @@ void write_back(const shareq::Submission& s, const shareq_admission_t& a, bool s
   shareq_env_set(f.spank_env, f.spank_env_size, names[SHAREQ_FLAG_KEEP_ALIVE].env,
                  std::to_string(s.keep_alive_s).c_str());
   if (f.admin_comment != nullptr) {
-    replace_string(f.admin_comment, shareq::encode_submission(s));
+    // An update rewrites the tag alone: the words after it (failed runs, preemptions, warm-pool
+    // notes) are the job's history. A submission's AdminComment is the tag.
+    std::string comment = shareq::encode_submission(s);
+    if (!a.set_account && *f.admin_comment != nullptr) {
+      const std::string_view old(*f.admin_comment);
+      const size_t space = old.find(' ');
+      if (space != std::string_view::npos) comment += old.substr(space);
+    }
+    replace_string(f.admin_comment, comment);
   }
 }
 
@@ -118,6 +126,14 @@ void add_fallback_partitions(const shareq::Config& config, const shareq::Submiss
   std::string list;
   for (const std::string& name : all) list += (list.empty() ? "" : ",") + name;
   replace_string(f.partition, list);
+}
+
+// The home family the job's tag (the first word of its AdminComment) names; "" when none.
+std::string tag_home(const shareq_job_fields_t& f) {
+  if (f.admin_comment == nullptr || *f.admin_comment == nullptr) return "";
+  const std::string_view comment(*f.admin_comment);
+  const auto tag = shareq::decode_submission(comment.substr(0, comment.find(' ')));
+  return tag ? tag.value().home : "";
 }
 
 int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fields_t& f,
@@ -144,7 +160,11 @@ int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fie
   const shareq::JobContext job{a.account != nullptr ? a.account : "",
                                split_list(a.partitions, a.default_partition),
                                split_list(a.parent_accounts, nullptr)};
-  shareq::Result<shareq::Submission> result = shareq::validate_submission(conf->config, flags, job);
+  // An update that keeps the job's partitions (f.partition is null only then): they include
+  // those added for its fallback families, and its tag names its home family, which it keeps.
+  shareq::Result<shareq::Submission> result =
+      f.partition == nullptr ? shareq::validate_update(conf->config, flags, job, tag_home(f))
+                             : shareq::validate_submission(conf->config, flags, job);
   if (!result) {
     set_error(err_msg, result.error().to_string());
     return result.error().field == shareq::kShareFlag ? ESLURM_INVALID_ACCOUNT : SLURM_ERROR;

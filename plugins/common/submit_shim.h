@@ -71,7 +71,9 @@ typedef struct shareq_admission {
  * and with set_account a --share into *account (a job without --share keeps its account, which
  * may be a sub-account of its share). When the job may fall back, the fallback families'
  * partitions are appended to *partition (the request's list, or the default partition) and the
- * tag names its home family.
+ * tag names its home family. An update (set_account false) replaces the tag, the AdminComment's
+ * first word, and keeps the words after it; one that keeps the partitions (partition NULL) keeps
+ * the home family its tag names (shareq::validate_update).
  * On failure: changes nothing, sets *err_msg to an xmalloc'd "shareq: FIELD: MESSAGE".
  * Returns SLURM_SUCCESS, ESLURM_INVALID_ACCOUNT (share problems) or SLURM_ERROR (other flags).
  */

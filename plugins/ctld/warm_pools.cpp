@@ -450,7 +450,7 @@ void warm_periodic(int64_t now) {
     if (!want.empty()) node->extra = xstrdup(want.c_str());
     nodes_changed = true;
   }
-  if (nodes_changed) last_node_update = time(nullptr);
+  if (nodes_changed) last_node_update = now;
   if (!ended.empty()) save_locked();
   publish_locked(*reg, now);
 }

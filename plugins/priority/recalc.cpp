@@ -138,25 +138,12 @@ void set_priority(job_record_t* job, const shareq_priority_parts_t& parts, int64
   store_factors(job, parts);
 }
 
-// A job in partitions of several families is queued by Slurm once per partition (and, from
-// 24.11, once per partition and QOS of its qos_list), at that partition's slot of its per-partition
-// priorities (build_job_queue()): its priority in that partition's family (ordering.hpp). A
-// partition where it cannot run now (a fallback family before its FallbackDelay, a family where
-// its share has no quota) gets 1: tested last there, and below bf_min_prio_reserve, so it holds
-// back no job of that partition. Partitions in no family get the job's priority.
+// The job's priority in one partition: policy::partition_priority (ordering.hpp).
 uint32_t partition_priority(const part_record_t* part, const policy::Policy& policy,
                             const policy::PendingJob& pending,
                             const policy::PriorityFactors& factors, uint32_t priority) {
-  const auto family = policy.family_of_partition(part->name);
-  if (!family) return priority;
-  const auto found = std::find_if(factors.in_family.begin(), factors.in_family.end(),
-                                  [&](const auto& f) { return f.first == *family; });
-  const bool later =
-      std::any_of(pending.later.begin(), pending.later.end(),
-                  [&](const policy::LaterRequest& r) { return r.family == *family; });
-  if (!later && found != factors.in_family.end()) return std::max<uint32_t>(found->second, 1);
-  if (later || !factors.in_family.empty()) return 1;  // it cannot run there now
-  return priority;
+  return policy::partition_priority(policy, part->name != nullptr ? part->name : "", pending,
+                                    factors, priority);
 }
 
 #if SHAREQ_SLURM_PART_PRIO_BY_QOS
@@ -168,7 +155,8 @@ uint32_t partition_priority(const part_record_t* part, const policy::Policy& pol
 // when a job's partitions are updated. A job in one partition and one QOS has none.
 void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
                               const policy::PendingJob& pending,
-                              const policy::PriorityFactors& factors, uint32_t priority) {
+                              const policy::PriorityFactors& factors, uint32_t priority,
+                              int64_t now) {
   if (job->part_ptr_list == nullptr && job->qos_list == nullptr) {
     if (job->part_prio != nullptr) {
       xfree(job->part_prio->priority_array);
@@ -195,7 +183,7 @@ void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
     if (job->part_ptr_list != nullptr) {
       prio->priority_array_names = part_list_to_xstr(job->part_ptr_list);
     }
-    prio->last_update = time(nullptr);
+    prio->last_update = now;
   }
   size_t slot = 0;
   const auto write = [&](const part_record_t* part) {
@@ -211,11 +199,12 @@ void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
   list_iterator_destroy(it);
 }
 #else
-// 22.05: job->priority_array, one per partition of part_ptr_list, in its order. Job write lock
-// held.
+// 22.05: job->priority_array, one per partition of part_ptr_list, in its order (no time to
+// record: `now` only keeps the two versions' callers alike). Job write lock held.
 void set_partition_priorities(job_record_t* job, const policy::Policy& policy,
                               const policy::PendingJob& pending,
-                              const policy::PriorityFactors& factors, uint32_t priority) {
+                              const policy::PriorityFactors& factors, uint32_t priority,
+                              int64_t /*now*/) {
   if (job->part_ptr_list == nullptr) return;
   const int count = list_count(job->part_ptr_list);
   if (count <= 0) return;
@@ -285,7 +274,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
     if (keeps_its_priority(records[i])) continue;
     set_priority(records[i], parts_of(ranking.factors[i]), now);
     set_partition_priorities(records[i], config->policy, queue[i], ranking.factors[i],
-                             records[i]->priority);
+                             records[i]->priority, now);
   }
   for (job_record_t* job : outside) set_priority(job, kOutside, now);
   {
@@ -338,7 +327,7 @@ void pass() {
   node_write_lock.node = WRITE_LOCK;
   ctld::assert_no_shareq_lock("lock_slurmctld");
   lock_slurmctld(node_write_lock);
-  ctld::warm_periodic(time(nullptr));
+  ctld::warm_periodic(now);
   unlock_slurmctld(node_write_lock);
 
   const std::string path = state_path();
@@ -427,7 +416,8 @@ int64_t recalc_period_s(int64_t calc_period_s) {
 uint32_t priority_of(job_record_t* job) {
   const auto config = ctld::current_config();
   std::optional<policy::PendingJob> pending;
-  if (config) pending = ctld::pending_job(*config, job, time(nullptr));
+  const int64_t now = time(nullptr);  // the one clock read of priority_p_set
+  if (config) pending = ctld::pending_job(*config, job, now);
   if (pending) ctld::pending_priority_seen(config->version, pending->share, pending->priority);
   if (job->direct_set_prio != 0 && job->priority > 0) return job->priority;
   if (!pending) {
@@ -442,7 +432,7 @@ uint32_t priority_of(job_record_t* job) {
   }
   store_factors(job, parts_of(f));
   const uint32_t priority = std::max<uint32_t>(f.priority, 1);
-  set_partition_priorities(job, config->policy, *pending, f, priority);
+  set_partition_priorities(job, config->policy, *pending, f, priority, now);
   // Behind every ranked job of its share for now: the re-ranking puts it in its place.
   on_jobs_changed();
   return priority;

@@ -495,11 +495,13 @@ void job_started(job_record_t* job, time_t now) {
   if (!config) return;
   const policy::Policy& p = config->policy;
   const auto family = p.family_of_partition(job->part_ptr->name);
-  const auto started = ctld::pending_job(*config, job, now);
+  // The failed run before this one, decoded once: it says whether the job's fallback families
+  // were open at once, and why it fell back.
+  const policy::JobRecord record = ctld::pending_record(job);
+  const auto failed = policy::failure_before(record.admin_comment, record.restarts);
+  const auto started = policy::as_pending(p, record, now, failed);
   if (!family || !started || !started->home || *started->home == *family) return;
   // After a failed run it fell back at once; else its home family was saturated.
-  const auto failed = policy::failure_before(
-      job->admin_comment != nullptr ? job->admin_comment : "", job->restart_cnt);
   const std::string note =
       failed ? policy::fallback_after_failure_comment(p, *started->home, *family, *failed)
              : saturated_at_home(config, job, *started, *family, now);

@@ -55,6 +55,11 @@ std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job)
 }
 
 std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job, Time now) {
+  return as_pending(policy, job, now, failure_before(job.admin_comment, job.restarts));
+}
+
+std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job, Time now,
+                                     const std::optional<FailedRun>& failed_before) {
   const std::optional<Submission> tag = submission_tag(job.admin_comment);
   const auto share = share_from(policy, tag, job);
   if (!share) return std::nullopt;
@@ -67,7 +72,7 @@ std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job,
   if (tag && !tag->home.empty()) p.home = policy.family_id(tag->home);
   const Time opens_at =
       fallback_opens_at(policy, job.eligible_time > 0 ? job.eligible_time : job.submit_time,
-                        failure_before(job.admin_comment, job.restarts).has_value());
+                        failed_before.has_value());
   for (const std::string& partition : job.partitions) {
     const auto family = policy.family_of_partition(partition);
     if (!family) continue;

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/failed_runs.hpp"
 #include "policy/jobs.hpp"
 #include "policy/policy.hpp"
 #include "submission.hpp"
@@ -61,5 +62,10 @@ std::optional<RunningJob> as_running(const Policy& policy, const JobRecord& job)
 // The job as a pending job at `now` (its fallback requests open or not); nullopt when its share
 // is unknown or no partition is in a family.
 std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job, Time now);
+// The same with the failed run before the job's current run already decoded by the caller
+// (failure_before(job.admin_comment, job.restarts)), so that a caller which needs it too decodes
+// the AdminComment once.
+std::optional<PendingJob> as_pending(const Policy& policy, const JobRecord& job, Time now,
+                                     const std::optional<FailedRun>& failed_before);
 
 }  // namespace shareq::policy

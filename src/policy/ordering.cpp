@@ -232,4 +232,18 @@ PriorityFactors prioritize_one(const Ledger& ledger, const DecayedUsage& usage,
   return prioritize(rank_shares(ledger, usage), ledger, job);
 }
 
+uint32_t partition_priority(const Policy& policy, std::string_view partition,
+                            const PendingJob& pending, const PriorityFactors& factors,
+                            uint32_t priority) {
+  const auto family = policy.family_of_partition(partition);
+  if (!family) return priority;
+  const auto found = std::find_if(factors.in_family.begin(), factors.in_family.end(),
+                                  [&](const auto& f) { return f.first == *family; });
+  const bool later = std::any_of(pending.later.begin(), pending.later.end(),
+                                 [&](const LaterRequest& r) { return r.family == *family; });
+  if (!later && found != factors.in_family.end()) return std::max<uint32_t>(found->second, 1);
+  if (later || !factors.in_family.empty()) return 1;  // it cannot run there now
+  return priority;
+}
+
 }  // namespace shareq::policy

@@ -42,6 +42,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -114,5 +115,17 @@ std::vector<PriorityFactors> prioritize(const Ledger& ledger, const DecayedUsage
 // One job with nothing ahead of it (the queue's first job of its share).
 PriorityFactors prioritize_one(const Ledger& ledger, const DecayedUsage& usage,
                                const PendingJob& job);
+
+// The job's priority in one of its partitions. Slurm queues a job in partitions of several
+// families once per partition (and, from 24.11, once per partition and QOS), at that partition's
+// slot of its per-partition priorities: there it gets its priority in that partition's family
+// (`factors.in_family`, at least 1). A partition of a family where it cannot run now (a fallback
+// family before its FallbackDelay, `pending.later`; a family where its share has no quota, absent
+// from `in_family` while others are there) gets 1: tested last there, and below
+// bf_min_prio_reserve, so it holds back no job of that partition. A partition in no family, or
+// any partition of a job with no per-family priorities, gets `priority`, the job's own.
+uint32_t partition_priority(const Policy& policy, std::string_view partition,
+                            const PendingJob& pending, const PriorityFactors& factors,
+                            uint32_t priority);
 
 }  // namespace shareq::policy

@@ -151,6 +151,36 @@ def test_a_slurmctld_restart_does_not_start_the_delay_again(saturated):
     assert started_at(c, job) < eligible + DELAY + DELAY / 2, (started_at(c, job), eligible)
 
 
+def test_an_account_update_keeps_a_pending_job_a_fallback_job(own_shareq_conf):
+    """`scontrol update JobId=N Account=research` on a pending ProdExp2 job that may fall back:
+    its tag keeps home=p5 (and its partitions), so it still waits FallbackDelay at home, then
+    falls back to p4 as a job of Research (with a quota there for this test). Without home= it
+    would be a job that chose p5 and p4 itself and start in p4 at once."""
+    c = own_shareq_conf
+    saturate(c, conf().replace("Share=ProdExp1 Family=p4 Quota=node=2",
+                               "Share=ProdExp1 Family=p4 Quota=node=1")
+             + "Share=Research Family=p4 Quota=node=1\n")
+    job = gpu_job(c, "prodexp2", script="sleep 120")
+    info = c.job(job)
+    assert info["Partition"] == "p5,p4" and ",home=p5" in info["AdminComment"], info
+    out = c.run(["scontrol", "update", f"JobId={job}", "Account=research"], user="bob")
+    assert out.returncode == 0, out.stderr
+    info = c.job(job)
+    assert info["Account"] == "research", info
+    assert info["AdminComment"].startswith("shareq:share=research,"), info
+    assert ",home=p5" in info["AdminComment"], info
+    assert info["Partition"] == "p5,p4", info
+    wait_until(f"job {job} to say when it may fall back",
+               lambda: "may start in family p4 in" in c.reason(job), timeout=30)
+    assert c.job_state(job) == "PENDING", c.job(job)
+    c.wait_state(job, RUNNING_STATES, timeout=DELAY + 40)
+    info = c.job(job)
+    assert info["Partition"] == "p4", info
+    assert started_at(c, job) - eligible_at(c, job) >= DELAY
+    assert "shareq: fell back from p5 to p4 after" in info.get("SystemComment", ""), info
+    assert c.shareq_status("p4")["by_share"]["research"]["usage"] == 1
+
+
 # ---- the fallback family's quota, borrow limit and reclaim (issue 15, point 2) -------------
 
 def node_job(c, user, share):

@@ -5,6 +5,7 @@ The accounts these tests add (`sacctmgr add account ... parent=`) reach slurmctl
 that is part of what is tested (no restart). Node-unit jobs use --exclusive, one job per node.
 """
 
+import json
 import shutil
 import subprocess
 
@@ -284,3 +285,36 @@ def test_an_operators_explicit_priority_holds_over_shareqs_order(accounts):
     c.wait_state(younger, "RUNNING", timeout=60)  # shareq's recalculations left it in place
     assert c.job_state(older) == "PENDING"
     assert pending_priority(c, older) < held
+
+
+def queue_tiers(c):
+    """{job id: tier} of every pending job in p4, as `shareq queue --json` gives them."""
+    out = c.shareq("queue", "--family", "p4", "--json")
+    assert out.returncode == 0, out.stderr
+    return {job["job_id"]: job["tier"] for job in json.loads(out.stdout)["families"][0]["jobs"]}
+
+
+def test_the_exporter_tiers_a_job_whose_priority_an_operator_set_as_shareq_ranks_it(accounts,
+                                                                                     metrics):
+    """An operator's Priority=P is any number: a within-quota job set low lacks the priority's
+    within-quota bit, a borrower set high has it. The exporter's tier is the core's ranking
+    (shareq queue's TIER), not that bit."""
+    c = accounts
+    fill_p4(c)  # prodexp2 borrows prodexp1's 2 nodes
+    # Within prodexp1's quota; not eligible for an hour, so it reclaims nothing meanwhile.
+    within = node_job(c, "alice", "-A", "prodexp1", "--begin=now+3600")
+    borrower = node_job(c, "alice", "-A", "prodexp2")
+    wait_until("both ranked", lambda: pending_priority(c, within) and
+               pending_priority(c, borrower))
+    c.scontrol("update", f"JobId={within}", "Priority=100")
+    c.scontrol("update", f"JobId={borrower}", f"Priority={2**30 + 1000}")
+    wait_until("the explicit priorities", lambda: pending_priority(c, within) == 100 and
+               pending_priority(c, borrower) == 2**30 + 1000)
+    assert queue_tiers(c) == {within: "within_quota", borrower: "borrow"}, queue_tiers(c)
+    wait_until("the exporter to tier both as shareq ranks them",
+               lambda: share_sample(metrics, "shareq_pending_jobs", "prodexp1",
+                                    tier="within_quota") == 1 and
+               share_sample(metrics, "shareq_pending_jobs", "prodexp2", tier="borrow") == 1,
+               timeout=30)
+    assert share_sample(metrics, "shareq_pending_jobs", "prodexp1", tier="borrow") is None
+    assert share_sample(metrics, "shareq_pending_jobs", "prodexp2", tier="within_quota") is None

@@ -286,6 +286,45 @@ static void modify_cannot_escape_to_a_share_without_quota(void** state) {
   job_free(&job);
 }
 
+/* scontrol update Account= on a pending job that may fall back: its partitions (p5, and p4 that
+ * job_submit/shareq appended) are kept, and so are its home family and the words after its tag. */
+static void modify_account_of_a_fallback_job_keeps_its_home_and_history(void** state) {
+  (void)state;
+  char* errors = NULL;
+  shareq_conf_t* conf = shareq_conf_parse(
+      "Family=p5 Partitions=p5 Capacity=gres/gpu=32 Fallback=p4\n"
+      "Family=p4 Partitions=p4 Capacity=node=4\n"
+      "Share=ProdExp2 Family=p5 Quota=gres/gpu=16\n"
+      "Share=ProdExp2 Family=p4 Quota=node=2\n"
+      "Share=Research Family=p5 Quota=gres/gpu=16\n",
+      "shareq.conf", &errors);
+  assert_null(errors);
+  assert_non_null(conf);
+  const char* const env[] = {"SHAREQ_SHARE=prodexp2", "SHAREQ_SHARE_PRIORITY=60",
+                             "SHAREQ_KEEP_ALIVE=0", NULL};
+  job_t job;
+  job_init(&job, "prodexp2", env);
+  job.admin_comment = xstrdup(
+      "shareq:share=prodexp2,priority=60,keep_alive=0,home=p5 "
+      "shareq-failed:node_fail,nodes:p5n3,requeue:1");
+  /* job_modify: the account changes, the partitions do not (fields.partition stays NULL). */
+  shareq_admission_t same = {"prodexp2", "p5,p4", "p5", true, false, NULL};
+  assert_int_equal(shareq_admit(conf, &same, &job.fields, &job.err), SLURM_SUCCESS);
+  assert_string_equal(job.admin_comment,
+                      "shareq:share=prodexp2,priority=60,keep_alive=0,home=p5 "
+                      "shareq-failed:node_fail,nodes:p5n3,requeue:1");
+  /* Research has no Share= line in p4, which the user did not ask for: accepted, home kept. */
+  shareq_admission_t to_research = {"research", "p5,p4", "p5", true, false, NULL};
+  assert_int_equal(shareq_admit(conf, &to_research, &job.fields, &job.err), SLURM_SUCCESS);
+  assert_null(job.err);
+  assert_string_equal(shareq_env_get(job.env, job.env_size, "SHAREQ_SHARE"), "research");
+  assert_string_equal(job.admin_comment,
+                      "shareq:share=research,priority=60,keep_alive=0,home=p5 "
+                      "shareq-failed:node_fail,nodes:p5n3,requeue:1");
+  job_free(&job);
+  shareq_conf_free(conf);
+}
+
 static void bad_config_reports_every_error(void** state) {
   (void)state;
   char* errors = NULL;
@@ -318,6 +357,7 @@ int main(void) {
       cmocka_unit_test(no_good_config_refuses_share_only),
       cmocka_unit_test(modify_with_new_account_moves_the_share),
       cmocka_unit_test(modify_cannot_escape_to_a_share_without_quota),
+      cmocka_unit_test(modify_account_of_a_fallback_job_keeps_its_home_and_history),
       cmocka_unit_test(bad_config_reports_every_error),
   };
   return cmocka_run_group_tests(tests, setup_conf, teardown_conf);

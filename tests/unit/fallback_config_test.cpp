@@ -143,6 +143,36 @@ TEST(FallbackSubmission, ABadChoiceNamesTheFlagAndTheAllowedValues) {
   EXPECT_EQ(bad.error().to_string(), "--fallback: \"maybe\" is not a choice; allowed: yes, no");
 }
 
+// scontrol update Account= on a pending fallback job: its partitions (p5 and the appended p4, p4b)
+// are kept and so is its home family.
+Result<Submission> update(const std::string& account, std::vector<std::string> partitions,
+                          const std::string& home) {
+  static const Config config = testing::must_parse(kConf);
+  return validate_update(config, SubmitFlags{}, JobContext{account, std::move(partitions), {}},
+                         home);
+}
+
+TEST(FallbackUpdate, AnAccountUpdateKeepsTheHomeFamily) {
+  const Result<Submission> same = update("ProdExp2", {"p5", "p4", "p4b"}, "p5");
+  ASSERT_TRUE(same) << same.error().to_string();
+  EXPECT_EQ(same.value().share, "prodexp2");
+  EXPECT_EQ(same.value().home, "p5");
+  // Research has no Share= line in p4: the appended partitions are not the user's request, so the
+  // update is accepted, and the job keeps its home (it cannot start in p4 as a job of Research).
+  const Result<Submission> moved = update("Research", {"p5", "p4", "p4b"}, "p5");
+  ASSERT_TRUE(moved) << moved.error().to_string();
+  EXPECT_EQ(moved.value().share, "research");
+  EXPECT_EQ(moved.value().home, "p5");
+}
+
+TEST(FallbackUpdate, WithoutAHomeItIsASubmission) {
+  const Result<Submission> chosen = update("ProdExp2", {"p5", "p4"}, "");
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen.value().home, "");
+  EXPECT_FALSE(update("Research", {"p5", "p4"}, ""));    // no Share= line in p4, which it chose
+  EXPECT_FALSE(update("Research", {"p5", "p4"}, "p9"));  // no such family: as a submission
+}
+
 TEST(FallbackTag, HomeRoundTripsAfterTheImage) {
   Submission s;
   s.share = "prodexp2";

@@ -4,8 +4,8 @@
 #include <map>
 #include <tuple>
 
-#include "policy/ordering.hpp"
 #include "policy/quota_math.hpp"
+#include "queue_report.hpp"
 #include "status_report.hpp"
 
 namespace shareq::exporter {
@@ -33,9 +33,10 @@ struct PendingCount {
 std::map<PendingKey, PendingCount> pending_counts(const tool::ClusterState& state) {
   std::map<PendingKey, PendingCount> counts;
   const policy::Policy& policy = state.policy();
+  const std::map<uint32_t, bool> within_quota = tool::within_quota_of(state);
   for (const policy::PendingJob& job : state.pending()) {
-    const tool::JobInfo* info = state.job(job.id);
-    const bool within = info != nullptr && (info->priority & policy::kWithinQuotaTier) != 0;
+    const auto found = within_quota.find(job.id);
+    const bool within = found != within_quota.end() && found->second;
     for (const policy::FamilyRequest& request : job.requests) {
       PendingCount& count =
           counts[{policy.family(request.family).name, policy.share_name(job.share),

@@ -16,8 +16,11 @@ namespace shareq::exporter {
 // shareq_pending_jobs, shareq_oldest_pending_seconds (at state.now()), shareq_warm_pools,
 // shareq_warm_pool_nodes.
 //
-// A pending job's tier is the one priority/shareq gave it: within_quota when its Slurm priority
-// carries the within-quota bit (policy::kWithinQuotaTier), else borrow. A pending job that lists
+// A pending job's tier is criterion 1 of the core's ranking (tool::within_quota_of, the
+// prioritize_queue() priority/shareq runs, as `shareq queue` shows it): within_quota when it fits
+// in its share's quota with the share's jobs ahead of it, else borrow. Not read from its Slurm
+// priority's within-quota bit: an operator's `scontrol update Priority=P` sets any value there,
+// and the core still ranks such a job by its share's quota. A pending job that lists
 // several families counts in each, as in `shareq status`. A warm pool's family is that of the
 // partitions of its first node (`nodes` gives them); a pool on no family's node is left out.
 std::vector<MetricFamily> gauge_metrics(const tool::ClusterState& state,

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 
 #include "../test_configs.hpp"
 #include "policy/ordering.hpp"
+#include "queue_report.hpp"
 #include "tool_builders.hpp"
 
 namespace shareq::exporter {
@@ -61,6 +63,35 @@ TEST(Gauges, UsageBorrowedLimitsAndPendingByTier) {
   EXPECT_EQ(value(metrics, "shareq_pending_jobs", borrow), 2);
   EXPECT_EQ(value(metrics, "shareq_oldest_pending_seconds", within), 600);
   EXPECT_EQ(value(metrics, "shareq_oldest_pending_seconds", borrow), 300);
+}
+
+// scontrol update JobId=N Priority=P: Slurm's priority is the operator's, any value, and says
+// nothing of the tier; the core still ranks the job by its share's quota (priority/shareq's
+// prioritize_queue, shareq queue's TIER), and so does the gauge.
+TEST(Gauges, APendingJobWhosePriorityAnOperatorSetIsInTheCoresTier) {
+  tool::ClusterData data;
+  data.now = 1000;
+  data.jobs = {Job(3).share("research").gpus(8).partitions({"p5"}).running(100),
+               // Within research's quota (8 of 16 held, 4 more fit), set low by an operator.
+               Job(4).share("research").gpus(4).partitions({"p5"}).slurm_priority(100).pending(400),
+               // Would borrow (8 + 4 + 12 > 16), set high by an operator: the within-quota bit.
+               Job(5)
+                   .share("research")
+                   .gpus(12)
+                   .partitions({"p5"})
+                   .slurm_priority(policy::kWithinQuotaTier + 1000)
+                   .pending(500)};
+  const tool::ClusterState state(kConfig, data);
+  const auto metrics = gauge_metrics(state, {}, {});
+  const Labels within{{"family", "p5"}, {"share", "research"}, {"tier", "within_quota"}};
+  const Labels borrow{{"family", "p5"}, {"share", "research"}, {"tier", "borrow"}};
+  EXPECT_EQ(value(metrics, "shareq_pending_jobs", within), 1);
+  EXPECT_EQ(value(metrics, "shareq_pending_jobs", borrow), 1);
+  EXPECT_EQ(value(metrics, "shareq_oldest_pending_seconds", within), 600);  // job 4's
+  EXPECT_EQ(value(metrics, "shareq_oldest_pending_seconds", borrow), 500);  // job 5's
+  const std::map<uint32_t, bool> core = tool::within_quota_of(state);
+  EXPECT_TRUE(core.at(4));
+  EXPECT_FALSE(core.at(5));
 }
 
 TEST(Gauges, WarmPoolsByFamilyAndState) {

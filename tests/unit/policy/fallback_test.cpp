@@ -68,6 +68,26 @@ TEST(Fallback, AfterAFailedRunTheFallbackOpensAtOnce) {
   EXPECT_TRUE(pending->later.empty());
 }
 
+// A caller that needs the failed run itself (select/shareq when a job starts) decodes it once and
+// passes it: as_pending then goes by what it was given, not by a second reading of the comment.
+TEST(Fallback, AFailedRunDecodedByTheCallerIsTheOneThatCounts) {
+  const Policy p = P5FallsBackToP4().build();
+  JobRecord job = Submitted();
+  job.restarts = 1;
+  job.admin_comment += " shareq-failed:node_fail,nodes:p5n3,requeue:1";
+  const std::optional<FailedRun> failed = failure_before(job.admin_comment, job.restarts);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(as_pending(p, job, 1000, failed), as_pending(p, job, 1000));
+  const auto given = as_pending(p, Submitted(), 1000, failed);  // no word in the comment
+  ASSERT_TRUE(given);
+  EXPECT_EQ(given->requests.size(), 2U);
+  EXPECT_TRUE(given->later.empty());
+  const auto none = as_pending(p, job, 1000, std::nullopt);  // a word, but none given
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->requests.size(), 1U);
+  EXPECT_EQ(none->later.size(), 1U);
+}
+
 TEST(Fallback, AnOlderFailedRunDoesNotOpenTheFallbackOfALaterRun) {
   const Policy p = P5FallsBackToP4().build();
   JobRecord job = Submitted();
