@@ -67,6 +67,18 @@ def rng(request):
     return random.Random(own)
 
 
+def resume_drained(c):
+    """Nodes a fault left drained (after kill -9 of slurmctld, Slurm drains a node with
+    "Duplicate jobid" when a job id it gave again lands where the lost job of that id was): said
+    and resumed, so that the next test has every node."""
+    out = c.run(["sinfo", "-h", "-N", "-o", "%N|%T|%E"]).stdout
+    for line in out.splitlines():
+        node, state, reason = line.split("|", 2)
+        if "drain" in state:
+            print(f"node {node} was {state}: {reason}; resumed")
+            c.scontrol("update", f"NodeName={node}", "State=RESUME")
+
+
 @pytest.fixture
 def storm_cluster(clean_queue):
     """The storm's shareq.conf (storm.py) installed for one test, the cluster's put back after."""
@@ -76,6 +88,7 @@ def storm_cluster(clean_queue):
     c.install_shareq_conf(conf)
     yield c, conf
     c.cancel_all()
+    resume_drained(c)
     # A fault may have left slurmctld stopped; the harness starts it as it does.
     if "slurmctld: running" not in c.run([str(c.script), "status"]).stdout:
         c.restart_slurmctld()

@@ -8,6 +8,8 @@ import re
 import signal
 import subprocess
 
+import pytest
+
 from fault_store import MODES, FaultStore
 from slurm import wait_until
 
@@ -21,8 +23,8 @@ def use_store(c, checker, conf, url):
 
 
 def submit(c, checker, name, node, image):
-    p = "p5" if node.startswith("p5") else "p4"
-    out = c.run(["sbatch", "--parsable", "-o", name, "-p", p, "-N1", "-w", node,
+    p, share = ("p5", "prodexp2") if node.startswith("p5") else ("p4", "prodexp1")
+    out = c.run(["sbatch", "--parsable", "-o", name, "-p", p, "-A", share, "-N1", "-w", node,
                  f"--image={image}", "--wrap=echo ran-$SLURM_JOB_ID"], user="alice")
     assert out.returncode == 0, out.stderr
     job = int(out.stdout.strip().split(";")[0])
@@ -49,7 +51,8 @@ def test_a_misbehaving_image_store(checked, rounds, rng):
                 assert state == "FAILED", f"{mode}: job {job} {state}: {out}"
                 assert f"shareq: error: image {image}" in out, f"{mode}: {out}"
                 assert f"ran-{job}" not in out, f"{mode}: the job ran without its image"
-                print(f"round {r + 1}: {mode} on {node}: {out.strip().splitlines()[-1]}")
+                said = [l for l in out.splitlines() if "shareq: error: image" in l][0]
+                print(f"round {r + 1}: {mode} on {node}: {said.strip()}")
             # Every node still runs a job with a good image, fetched whole.
             good = f"ok-{r}-{rng.randrange(1 << 30):x}"
             store.publish(good)
@@ -64,6 +67,10 @@ def test_a_misbehaving_image_store(checked, rounds, rng):
         store.stop()
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "defect found by this suite (docs/reliability.md): after kill -9 of slurmd while its job "
+    "prolog (PrologFlags=Alloc) runs, the prolog's child goes on and ends, but nobody tells "
+    "slurmctld: the job stays RUNNING with reason Prolog, holding its node, indefinitely"))
 def test_kill9_slurmd_during_a_prologs_image_fetch(checked, rounds, rng):
     """A job whose prolog fetches a slowly served image; its node's slurmd is killed (-9) while
     the fetch runs and started again as the harness starts it: the job is not lost (it ends or
@@ -87,10 +94,15 @@ def test_kill9_slurmd_during_a_prologs_image_fetch(checked, rounds, rng):
                                      capture_output=True, text=True, timeout=60)
             assert started.returncode == 0, started.stderr
             print(f"round {r + 1}: slurmd {node} killed during job {job}'s fetch, started again")
+            # The prolog's fetch gives up after 30 s under 1 KiB/s (the node's stall timeout);
+            # then the job ends (its tasks fail on the missing image) or is requeued.
+            wait_until("the prolog's fetch to give up", lambda: f"job {job}: image {image}: "
+                       "fetching" in (c.dir / "log" / f"slurmd-{node}.log").read_text(
+                           errors="replace"), timeout=60)
             wait_until(f"job {job} to end or be requeued",
                        lambda: c.job_state(job) in ("FAILED", "COMPLETED", "PENDING",
-                                                    "NODE_FAIL", "CANCELLED"), timeout=120)
-            c.scancel = c.run(["scancel", str(job)])
+                                                    "NODE_FAIL", "CANCELLED"), timeout=30)
+            c.run(["scancel", str(job)])
             wait_until(f"node {node} to take jobs", lambda: re.search(
                 r"State=(IDLE|MIXED|ALLOCATED)\b",
                 c.scontrol("-o", "show", "node", node)) is not None, timeout=120)
