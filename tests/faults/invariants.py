@@ -50,11 +50,14 @@ RECOVERY_GRACE = 30.0
 # same outside that window is a violation.
 SAVE_WINDOW = 7.0
 LOG_TIME = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+)\] ")
-# A requeued job waits KillWait (5 s) and cred_expire + 1 (11 s) before it may start again, then
-# ReclaimMinRuntime (5 s, storm.py) before it may be a victim again: at least 21 s between two
-# preemptions of one job, so at most 3 within 60 s unless something loops.
-MAX_PREEMPTIONS = 3
+# A requeued job waits cred_expire + 1 (11 s) before it may start again (its script ends at
+# SIGTERM, so KillWait adds nothing), then ReclaimMinRuntime (5 s, storm.py) before it may be a
+# victim again: at least 16 s between two preemptions of one job (the storm's soak saw 18 s),
+# so at most 4 within 60 s (0, 16, 32, 48) unless something loops.
+MAX_PREEMPTIONS = 4
 LOOP_WINDOW = 60.0
+# A job in its prolog (CONFIGURING) holds its allocation as a running one does.
+HOLDING = tuple(RUNNING_STATES) + ("CONFIGURING",)
 TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
             "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
 RECLAIMED = re.compile(r"preempted by job \d+ \(reclaim\)")
@@ -120,8 +123,14 @@ class Checker:
             self.submitted.add(int(job_id))
             self.submitted_at[int(job_id)] = (time.time(), name)
 
+    def ctld_stopping(self):
+        """Called right before slurmctld is stopped by a fault (any signal)."""
+        with self.lock:
+            self.last_restart = time.monotonic()
+
     def ctld_killed(self):
         """Called right before a kill -9 of slurmctld."""
+        self.ctld_stopping()
         with self.lock:
             self.kills.append(time.time())
 
@@ -245,7 +254,7 @@ class Checker:
                 continue
             if not self.slurm_crash_window("lost", job_id, what):
                 self.violate(what)
-        running = {j: r for j, r in jobs.items() if r["JobState"] in RUNNING_STATES}
+        running = {j: r for j, r in jobs.items() if r["JobState"] in HOLDING}
         # capacity, and each share's use per family
         use = collections.Counter()
         for family, (partitions, unit, capacity) in families.items():
@@ -260,11 +269,15 @@ class Checker:
                              f"(jobs {sorted(j for j, r in running.items() if r.get('Partition') in partitions)})")
         # quota: victims of a reclaim since the previous sample
         before_use, before_running = self.previous.get("use"), self.previous.get("running", {})
-        if before_use is not None:
+        # A snapshot from before a slurmctld restart is no "before" for the quota: the test
+        # restarts slurmctld between two samples, and much may change meanwhile.
+        stale = (self.last_restart is not None
+                 and self.last_restart >= self.previous.get("at", now))
+        if before_use is not None and not stale:
             taken = collections.Counter()
             for job_id, old in before_running.items():
                 new = jobs.get(job_id)
-                if new is None or new["JobState"] in RUNNING_STATES:
+                if new is None or new["JobState"] in HOLDING:
                     continue
                 # A new requeue by a reclaim: Restarts grew, and the comment says reclaim (the
                 # comment stays after a job restarts; a job later cancelled keeps it too).
@@ -319,7 +332,7 @@ class Checker:
                     self.recovered_pending.add(job_id)
                 else:
                     self.violate(f"twice: job {job_id} is pending in slurmctld and its script runs")
-        self.previous = {"use": use, "running": running,
+        self.previous = {"use": use, "running": running, "at": now,
                          "pending": {j for j, r in jobs.items() if r["JobState"] == "PENDING"}}
 
     def check_files(self):

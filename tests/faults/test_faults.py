@@ -109,6 +109,7 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
             if rng.random() < 0.5:
                 kill9_slurmctld(c, checker)
             else:
+                checker.ctld_stopping()
                 stop_slurmctld(c)
             damage(path, how, rng)
             offset = log_size(c)
