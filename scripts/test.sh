@@ -8,6 +8,8 @@
 #      lands (docs/benchmarks.md has the full comparison); and the same run replayed in
 #      `shareq sim` (bench/cluster/sim_crosscheck.py), its figures beside the cluster's;
 #   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd);
+#   5b. fault injection (tests/faults, stage "faults"): a short seeded run on a fresh cluster (one
+#      round of each fault; its seed printed, SHAREQ_FAULT_SEED repeats it; docs/reliability.md);
 #   6. the other Slurm releases (SHAREQ_RELEASES), each in its Debian root (scripts/slurm-root.sh):
 #      shareq built against that release's source and its unit tests, then the cluster tests
 #      marked every_release against that release's daemons;
@@ -18,7 +20,9 @@
 # printed when they are waited for): the cluster tests mostly wait on daemons.
 # Needs root (apt-get, daemons, test users, debootstrap). Environment:
 #   SHAREQ_TEST_STAGES    which stages to run (default "unit sanitize package bench cluster
-#                         releases style")
+#                         faults releases style")
+#   SHAREQ_FAULT_SEED     the fault-injection run's seed (default: a new one, printed)
+#   SHAREQ_FAULT_ROUNDS   rounds of each fault in that run (default 1)
 #   SHAREQ_CLUSTER_RUNS   how many times to run the cluster tests in a row (default 1)
 #   SHAREQ_SLURM_VERSION  22.05 (default: this Debian 12 machine's Slurm), 24.11 or 26.05. Another
 #                         release than 22.05 is tested alone, in its Debian root: its build, unit
@@ -27,7 +31,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster releases style}
+stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster faults releases style}
 runs=${SHAREQ_CLUSTER_RUNS:-1}
 release=${SHAREQ_SLURM_VERSION:-22.05}
 jobs=$(nproc)
@@ -116,7 +120,8 @@ fi
 step "installing dependencies"
 scripts/install-deps.sh
 
-if [[ " $stages " == *" unit "* || " $stages " == *" cluster "* || " $stages " == *" bench "* ]]; then
+if [[ " $stages " == *" unit "* || " $stages " == *" cluster "* || " $stages " == *" bench "* ||
+  " $stages " == *" faults "* ]]; then
   step "building (build/)"
   cmake -S . -B build -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON >/dev/null
   cmake --build build -j"$jobs"
@@ -184,6 +189,19 @@ if [[ " $stages " == *" cluster "* ]]; then
     /usr/bin/python3 -m pytest -p no:cacheprovider -v tests/cluster
     tests/cluster/cluster down
   done
+fi
+
+if [[ " $stages " == *" faults "* ]]; then
+  trap 'stop_background; tests/cluster/cluster down >/dev/null 2>&1 || true' EXIT
+  export SHAREQ_BUILD_DIR=$repo/build
+  export SHAREQ_CLUSTER_DIR=${SHAREQ_CLUSTER_DIR:-$repo/build/cluster}
+  fault_seed=${SHAREQ_FAULT_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+  step "fault injection, short run (seed $fault_seed: SHAREQ_FAULT_SEED=$fault_seed repeats it)"
+  tests/cluster/cluster down >/dev/null 2>&1 || true
+  tests/cluster/cluster up >/dev/null
+  SHAREQ_FAULT_SEED=$fault_seed SHAREQ_FAULT_ROUNDS=${SHAREQ_FAULT_ROUNDS:-1} \
+    /usr/bin/python3 -m pytest -p no:cacheprovider -v -s tests/faults
+  tests/cluster/cluster down
 fi
 
 if [[ " $stages " == *" releases "* ]]; then

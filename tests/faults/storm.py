@@ -1,0 +1,101 @@
+"""A reclaim storm with warm pools, for the faults to strike during.
+
+shareq.conf for the storm (storm_conf): the cluster's own with ReclaimAfter=0 and
+ReclaimMinRuntime=5 (reclaims at once, and often), and family p5 made smaller than its nodes
+(Capacity=gres/gpu=24, quotas 12 and 12) so that the capacity invariant is not one the hardware
+keeps by itself. Borrowers (alice): prodexp1 in p4 (one node each, 4 jobs, quota 2) and
+prodexp2 in p5 (4 GPUs each, 6 jobs, quota 12), long, requeueable. Reclaimers (bob): waves of
+short jobs within quota, prodexp2 in p4 and research in p5, each with an image and a keep-alive,
+so that they leave warm pools which the borrowers' restarted jobs then end (prefer mode).
+Every job's script runs as `faultjob-ID` (invariants.py counts its processes).
+"""
+
+import hashlib
+import os
+import random
+import re
+import threading
+import uuid
+
+IMAGE = "fault-img"
+
+
+def job_script(seconds):
+    return f"exec bash -c 'exec -a faultjob-$SLURM_JOB_ID sleep {seconds}'"
+
+
+def storm_conf(original, c):
+    lines = []
+    for line in original.splitlines():
+        if line.startswith(("ReclaimAfter=", "ReclaimMinRuntime=", "WarmPoolMode=")):
+            continue
+        if line.startswith("Family=p5 "):
+            line = re.sub(r"Capacity=\S+", "Capacity=gres/gpu=24", line)
+        if line.startswith("Share=") and "Family=p5" in line:
+            line = re.sub(r"Quota=\S+", "Quota=gres/gpu=12", line)
+        lines.append(line)
+    lines += ["ReclaimAfter=0", "ReclaimMinRuntime=5", "WarmPoolMode=prefer"]
+    return "\n".join(lines) + "\n"
+
+
+def publish(c, name, data=None):
+    data = data if data is not None else os.urandom(100_000)
+    (c.dir / "images" / name).write_bytes(data)
+    (c.dir / "images" / f"{name}.sha256").write_text(hashlib.sha256(data).hexdigest() + "\n")
+
+
+class Storm:
+    def __init__(self, c, checker, rng):
+        self.c = c
+        self.checker = checker
+        self.rng = random.Random(rng.random())
+        self.refused = 0
+        self._stop = threading.Event()
+        self._thread = None
+        publish(c, IMAGE)
+
+    def submit(self, user, *args, seconds):
+        name = f"f{uuid.uuid4().hex[:10]}"  # the checker tells a job from a later one of its id
+        out = self.c.run(["sbatch", "--parsable", "-o", "/dev/null", "--requeue",
+                          f"--job-name={name}", *args, f"--wrap={job_script(seconds)}"],
+                         user=user, timeout=90)
+        if out.returncode != 0:
+            self.refused += 1  # slurmctld down (a fault): not submitted, nothing to lose
+            return None
+        job = int(out.stdout.strip().split(";")[0])
+        self.checker.register(job, name)
+        return job
+
+    def borrowers(self):
+        jobs = [self.submit("alice", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp1",
+                            f"--image={IMAGE}", seconds=900) for _ in range(4)]
+        jobs += [self.submit("alice", "-p", "p5", "-N1", "--gres=gpu:4", "-A", "prodexp2",
+                             seconds=900) for _ in range(6)]
+        return jobs
+
+    def wave(self):
+        for _ in range(self.rng.randint(1, 2)):
+            self.submit("bob", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp2",
+                        f"--image={IMAGE}", f"--keep-alive={self.rng.randint(5, 30)}",
+                        seconds=self.rng.randint(3, 12))
+        for _ in range(self.rng.randint(1, 3)):
+            self.submit("bob", "-p", "p5", "-N1", "--gres=gpu:4", "-A", "research",
+                        f"--image={IMAGE}", f"--keep-alive={self.rng.randint(5, 30)}",
+                        seconds=self.rng.randint(3, 12))
+
+    def start(self):
+        """Borrowers first, then a wave of reclaimers every 4 to 12 s until stop()."""
+        self.borrowers()
+        self._thread = threading.Thread(target=self._loop, daemon=True, name="storm")
+        self._thread.start()
+        return self
+
+    def _loop(self):
+        while not self._stop.is_set():
+            self.wave()
+            self._stop.wait(self.rng.uniform(4, 12))
+
+    def stop(self):
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=300)

@@ -1,0 +1,163 @@
+"""Faults at seeded random moments during a reclaim storm with warm pools (storm.py), under the
+invariant checker (invariants.py). Each test takes --rounds (SHAREQ_FAULT_ROUNDS) and draws every
+random choice from --fault-seed (SHAREQ_FAULT_SEED), which it prints. Every wait is bounded; the
+sleeps are the faults' random moments, not waits for a condition.
+"""
+
+import os
+import signal
+import time
+
+from slurm import wait_until
+
+STATE_FILES = ("shareq_usage", "shareq_warm_pools", "shareq_reclaim_claims")
+STATE_DAMAGE = ("truncated", "empty", "garbage", "unwritable")
+
+
+def ctld_pid(c):
+    return int((c.dir / "run" / "slurmctld.pid").read_text())
+
+
+def kill9_slurmctld(c, checker):
+    checker.ctld_killed()
+    pid = ctld_pid(c)
+    os.kill(pid, signal.SIGKILL)
+    wait_until("slurmctld to be gone", lambda: not os.path.exists(f"/proc/{pid}"), timeout=30)
+
+
+def stop_slurmctld(c):
+    pid = ctld_pid(c)
+    os.kill(pid, signal.SIGTERM)
+    wait_until("slurmctld to stop", lambda: not os.path.exists(f"/proc/{pid}"), timeout=60)
+
+
+def log_size(c):
+    return (c.dir / "log" / "slurmctld.log").stat().st_size
+
+
+def log_since(c, offset):
+    with open(c.dir / "log" / "slurmctld.log", "rb") as f:
+        f.seek(offset)
+        return f.read().decode(errors="replace")
+
+
+def wait_reclaims(checker, more_than, timeout=120):
+    wait_until(f"more than {more_than} reclaim(s) in the storm",
+               lambda: checker.reclaims > more_than, timeout=timeout)
+
+
+def wait_scheduling(c, storm, timeout=120):
+    """After the faults, with the storm stopped and the borrowers cancelled: a job submitted now
+    starts (or has run)."""
+    storm.stop()
+    c.run(["scancel", "--user=alice"])
+    job = storm.submit("bob", "-p", "p4", "-N1", "-A", "prodexp2", seconds=1)
+    assert job is not None, "slurmctld refused a submission after the fault"
+    wait_until(f"job {job} to run", lambda: c.job_state(job) in
+               ("RUNNING", "COMPLETING", "COMPLETED"), timeout=timeout)
+
+
+def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
+    """kill -9 of slurmctld at random moments of the storm, started again as the harness does:
+    no job lost, none running twice, capacity and quotas kept, and reclaims go on after."""
+    c, checker, storm = checked
+    storm.start()
+    wait_reclaims(checker, 0)
+    for r in range(rounds):
+        time.sleep(rng.uniform(0.5, 8.0))
+        reclaims = checker.reclaims
+        kill9_slurmctld(c, checker)
+        time.sleep(rng.uniform(0.0, 3.0))
+        c.restart_slurmctld()
+        checker.ctld_restarted()
+        print(f"round {r + 1}: slurmctld killed and started again")
+        wait_reclaims(checker, reclaims)
+    wait_scheduling(c, storm)
+
+
+def damage(path, how, rng):
+    """Damages a state file as HOW says; 'unwritable' puts a non-empty directory in its place
+    (root may write any file whatever its mode; no rename replaces a non-empty directory)."""
+    text = path.read_bytes() if path.is_file() else b""
+    if how == "truncated":
+        path.write_bytes(text[: rng.randrange(max(1, len(text)))])
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "garbage":
+        path.write_bytes(b"\x00\xff not a shareq state file \x7f" + os.urandom(64) + b"\n")
+    elif how == "unwritable":
+        path.unlink(missing_ok=True)
+        path.mkdir()
+        (path / "blocker").write_text("a directory where the state file goes\n")
+    else:
+        raise ValueError(how)
+
+
+def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
+    """Each of shareq's state files truncated, emptied, filled with garbage or made unwritable
+    while slurmctld is stopped (kill -9 or SIGTERM), then started (and reconfigured): it starts,
+    names a damaged file in its log, goes on scheduling, and loses no job."""
+    c, checker, storm = checked
+    state = c.dir / "spool" / "ctld"
+    storm.start()
+    wait_reclaims(checker, 0)
+    for r in range(rounds):
+        for how in rng.sample(STATE_DAMAGE, len(STATE_DAMAGE)):
+            name = rng.choice(STATE_FILES)
+            path = state / name
+            time.sleep(rng.uniform(0.5, 4.0))
+            if rng.random() < 0.5:
+                kill9_slurmctld(c, checker)
+            else:
+                checker.ctld_stopping()
+                stop_slurmctld(c)
+            damage(path, how, rng)
+            offset = log_size(c)
+            c.restart_slurmctld()
+            checker.ctld_restarted()
+            if rng.random() < 0.5:
+                c.scontrol("reconfigure")
+            print(f"round {r + 1}: {name} {how}")
+            if how == "garbage":
+                wait_until(f"slurmctld to name the damaged {name}",
+                           lambda: f"{path}:" in log_since(c, offset), timeout=60)
+            if how == "unwritable":
+                wait_until(f"slurmctld to say it cannot save {name}",
+                           lambda: f"{path}" in log_since(c, offset)
+                           and "cannot rename into place" in log_since(c, offset), timeout=90)
+                (path / "blocker").unlink()
+                path.rmdir()
+                wait_until(f"{name} to be saved again", path.is_file, timeout=90)
+            assert "slurmctld: running" in c.run([str(c.script), "status"]).stdout
+    wait_scheduling(c, storm)
+
+
+BROKEN_CONFS = {
+    "a number that is not one": lambda t: t.replace("Capacity=node=4", "Capacity=node=four"),
+    "an unknown key": lambda t: t + "ReclaimAfterr=5\n",
+    "a quota of a family not defined": lambda t: t + "Share=Research Family=p9 Quota=node=1\n",
+    "garbage bytes": lambda t: "\x00\x01 not a configuration \x7f\n",
+    "a bad unit": lambda t: t.replace("Quota=gres/gpu=12", "Quota=parsecs=12", 1),
+}
+
+
+def test_reconfigure_with_a_broken_shareq_conf_mid_storm(checked, rounds, rng):
+    """`scontrol reconfigure` with a broken shareq.conf: slurmctld keeps running with the old
+    configuration (the checker holds it to the old capacities and quotas), logs a clear error
+    naming the file, and takes the fixed file at the next reconfigure."""
+    c, checker, storm = checked
+    good = (c.dir / "etc" / "shareq.conf").read_text()
+    storm.start()
+    wait_reclaims(checker, 0)
+    for r in range(rounds):
+        for what in rng.sample(sorted(BROKEN_CONFS), len(BROKEN_CONFS)):
+            time.sleep(rng.uniform(0.5, 4.0))
+            offset = log_size(c)
+            c.install_shareq_conf(BROKEN_CONFS[what](good), expect_good=False)
+            said = log_since(c, offset)
+            assert "etc/shareq.conf" in said and "error" in said, said[-2000:]
+            c.run(["scontrol", "ping"]).check_returncode()
+            print(f"round {r + 1}: {what}: kept the previous configuration")
+            time.sleep(rng.uniform(0.5, 4.0))
+            c.install_shareq_conf(good)
+    wait_scheduling(c, storm)
