@@ -21,7 +21,8 @@
 # Needs root (apt-get, daemons, test users, debootstrap). Environment:
 #   SHAREQ_TEST_STAGES    which stages to run (default "unit sanitize package bench cluster
 #                         faults releases style")
-#   SHAREQ_FAULT_SEED     the fault-injection run's seed (default: a new one, printed)
+#   SHAREQ_FAULT_SEED     the fault-injection run's seed (default 21, so that CI is repeatable;
+#                         any other seed explores other fault moments)
 #   SHAREQ_FAULT_ROUNDS   rounds of each fault in that run (default 1)
 #   SHAREQ_CLUSTER_RUNS   how many times to run the cluster tests in a row (default 1)
 #   SHAREQ_SLURM_VERSION  22.05 (default: this Debian 12 machine's Slurm), 24.11 or 26.05. Another
@@ -195,7 +196,7 @@ if [[ " $stages " == *" faults "* ]]; then
   trap 'stop_background; tests/cluster/cluster down >/dev/null 2>&1 || true' EXIT
   export SHAREQ_BUILD_DIR=$repo/build
   export SHAREQ_CLUSTER_DIR=${SHAREQ_CLUSTER_DIR:-$repo/build/cluster}
-  fault_seed=${SHAREQ_FAULT_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+  fault_seed=${SHAREQ_FAULT_SEED:-21}
   step "fault injection, short run (seed $fault_seed: SHAREQ_FAULT_SEED=$fault_seed repeats it)"
   tests/cluster/cluster down >/dev/null 2>&1 || true
   tests/cluster/cluster up >/dev/null
