@@ -57,7 +57,7 @@ Result<bool> perform(CURL* curl, const std::string& url, const std::string& sink
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   std::string message = "fetching " + url + " failed: ";
-  if (rc == CURLE_WRITE_ERROR && !sink_error.empty()) {
+  if ((rc == CURLE_WRITE_ERROR || rc == CURLE_FILESIZE_EXCEEDED) && !sink_error.empty()) {
     message += sink_error;
   } else if (rc == CURLE_HTTP_RETURNED_ERROR) {
     message += "HTTP status " + std::to_string(status);
@@ -88,13 +88,24 @@ size_t small_write(char* ptr, size_t size, size_t count, void* user) {
 struct FileSink {
   int fd = -1;
   Sha256* hash = nullptr;
+  int64_t max = 0;  // 0 = no limit
   int64_t written = 0;
   std::string error;
 };
 
+std::string larger_than_the_cache(int64_t max) {
+  return "larger than the image cache (ImageCacheSize, " + std::to_string(max) +
+         " bytes); not cached";
+}
+
 size_t file_write(char* ptr, size_t size, size_t count, void* user) {
   auto* sink = static_cast<FileSink*>(user);
   const size_t n = size * count;
+  // A store that sends on past what it announced (or announced nothing) stops here.
+  if (sink->max > 0 && sink->written + static_cast<int64_t>(n) > sink->max) {
+    sink->error = larger_than_the_cache(sink->max);
+    return 0;
+  }
   sink->hash->update(ptr, n);
   if (const int err = fs::write_all(sink->fd, ptr, n); err != 0) {
     sink->error = "writing to the cache: " + fs::errno_text(err);
@@ -123,9 +134,15 @@ Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
                               const TransferLimits& limits, const TestConnections* test) {
   CurlHandle curl = make_transfer(url, limits, test);
   if (!curl) return Error{"image", "cannot start a transfer for " + url};
-  FileSink sink{fd, &hash, 0, {}};
+  FileSink sink{fd, &hash, limits.max_bytes, 0, {}};
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, file_write);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &sink);
+  if (limits.max_bytes > 0) {
+    // A Content-Length over the limit is refused before a byte of the body is written.
+    curl_easy_setopt(curl.get(), CURLOPT_MAXFILESIZE_LARGE,
+                     static_cast<curl_off_t>(limits.max_bytes));
+    sink.error = larger_than_the_cache(limits.max_bytes);  // what CURLE_FILESIZE_EXCEEDED means
+  }
   Result<bool> done = perform(curl.get(), url, sink.error);
   if (!done) return done.error();
   return sink.written;

@@ -25,7 +25,8 @@ Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
                                    const TestConnections* test = nullptr);
 
 // GETs `url` into `fd`, feeding `hash`. Result: bytes written. Errors: HTTP status >= 400,
-// connection closed early, timeout, write failure (its errno text, e.g. "No space left").
+// connection closed early, timeout, write failure (its errno text, e.g. "No space left"), a body
+// over limits.max_bytes (announced or sent).
 Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
                               const TransferLimits& limits, const TestConnections* test = nullptr);
 

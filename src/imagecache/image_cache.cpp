@@ -147,8 +147,18 @@ Result<int64_t> ImageCache::fetch_verified(const std::string& name,
     ::unlink(temp_path.c_str());
     return error;
   };
+  // An image larger than the whole cache could never be kept: refused before it fills the disk.
+  TransferLimits limits = options_.transfer;
+  limits.max_bytes = options_.capacity_bytes;
+  if (const int64_t hint = store_.size_hint(name);
+      limits.max_bytes > 0 && hint > limits.max_bytes) {
+    return fail(image_error(name, std::to_string(hint) +
+                                      " bytes, larger than the image cache "
+                                      "(ImageCacheSize, " +
+                                      std::to_string(limits.max_bytes) + " bytes); not cached"));
+  }
   Sha256 hash;
-  Result<int64_t> size = store_.fetch(name, fd.get(), hash, options_.transfer);
+  Result<int64_t> size = store_.fetch(name, fd.get(), hash, limits);
   if (!size) return fail(size.error());
   const std::string got = hash.finish();
   if (got != digest) {

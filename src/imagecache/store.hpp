@@ -16,6 +16,7 @@ struct TransferLimits {
   int64_t connect_timeout_s = 10;
   int64_t stall_timeout_s = 60;    // abort when under 1 KiB/s for this long
   int64_t transfer_timeout_s = 0;  // whole transfer; 0 = no limit
+  int64_t max_bytes = 0;           // an image's largest size (the cache's); 0 = no limit
 };
 
 class ImageStore {

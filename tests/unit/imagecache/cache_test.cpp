@@ -177,6 +177,20 @@ TEST_F(CacheTest, FailuresLeaveNothingInTheCache) {
   }
 }
 
+TEST_F(CacheTest, AnImageLargerThanTheWholeCacheIsRefusedBeforeItIsFetched) {
+  store_.put("huge", Bytes(300'000, 3));
+  CacheOptions options = Options();
+  options.capacity_bytes = 200'000;
+  ImageCache cache = Open(options);
+  const Result<CachedImage> image = cache.ensure_cached(Ref("huge"), "job-1", 1);
+  ASSERT_FALSE(image);
+  EXPECT_NE(image.error().message.find(
+                "300000 bytes, larger than the image cache (ImageCacheSize, 200000 bytes)"),
+            std::string::npos)
+      << image.error().message;
+  EXPECT_TRUE(Cached().empty());
+}
+
 TEST_F(CacheTest, CorruptFetchIsRetriedCleanlyByTheNextJob) {
   const std::string good = Bytes(50'000, 3);
   const std::string digest = store_.put("img", good);

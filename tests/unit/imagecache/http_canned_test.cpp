@@ -1,6 +1,7 @@
 // The HTTP store's response handling fed raw bytes (canned_store.hpp, as the fuzzer
 // fuzz_http_response does): bodies within and over the limit, chunked bodies, a status >= 400, a
-// body cut short of its Content-Length, and a redirect to file:// refused.
+// body cut short of its Content-Length, a redirect to file:// refused, and downloads bounded by
+// the cache's size.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -90,6 +91,43 @@ TEST(HttpCannedTest, DownloadsAndHashesWhatItWrites) {
   Sha256 expected;
   expected.update("hello", 5);
   EXPECT_EQ(hash.finish(), expected.finish());
+}
+
+Result<int64_t> Download(const CannedStore& canned, int64_t max_bytes) {
+  const int fd = ::memfd_create("download", MFD_CLOEXEC);
+  if (fd < 0) return Error{"test", "memfd_create failed"};
+  Sha256 hash;
+  TransferLimits limits{2, 2, 5};
+  limits.max_bytes = max_bytes;
+  Result<int64_t> written = http_download(kUrl, fd, hash, limits, canned.connections());
+  ::close(fd);
+  return written;
+}
+
+const std::string kOverTheCache = "fetching " + kUrl +
+                                  " failed: larger than the image cache (ImageCacheSize, 4 bytes); "
+                                  "not cached";
+
+TEST(HttpCannedTest, RefusesADownloadAnnouncedLargerThanTheCache) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 1152921504606846976\r\n\r\nhello");
+  const Result<int64_t> written = Download(canned, 4);
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().message, kOverTheCache);
+}
+
+TEST(HttpCannedTest, StopsADownloadThatSendsMoreThanTheCacheHolds) {
+  const CannedStore canned(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n3\r\nlo!\r\n0\r\n\r\n");
+  const Result<int64_t> written = Download(canned, 4);
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().message, kOverTheCache);
+}
+
+TEST(HttpCannedTest, DownloadsABodyOfExactlyTheLimit) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nhell");
+  const Result<int64_t> written = Download(canned, 4);
+  ASSERT_TRUE(written) << written.error().to_string();
+  EXPECT_EQ(written.value(), 4);
 }
 
 }  // namespace
