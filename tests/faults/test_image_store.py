@@ -32,6 +32,18 @@ def submit(c, checker, name, node, image):
     return job
 
 
+# What each fault's job must be told (its cause, after "shareq: error: image NAME: ").
+CAUSES = {
+    "500": "HTTP status 500",
+    "reset": "Transferred a partial file",
+    "truncated": "digest mismatch",
+    "wrong": "digest mismatch",
+    "slow": "Operation too slow",
+    "file": 'Protocol "file" not supported',
+    "huge": "larger than the image cache (ImageCacheSize, ",
+}
+
+
 def test_a_misbehaving_image_store(checked, rounds, rng):
     c, checker, _ = checked
     store = FaultStore()
@@ -52,6 +64,7 @@ def test_a_misbehaving_image_store(checked, rounds, rng):
                 assert f"shareq: error: image {image}" in out, f"{mode}: {out}"
                 assert f"ran-{job}" not in out, f"{mode}: the job ran without its image"
                 said = [l for l in out.splitlines() if "shareq: error: image" in l][0]
+                assert CAUSES[mode] in said, f"{mode}: {said}"
                 print(f"round {r + 1}: {mode} on {node}: {said.strip()}")
             # Every node still runs a job with a good image, fetched whole.
             good = f"ok-{r}-{rng.randrange(1 << 30):x}"
