@@ -24,6 +24,8 @@
 #   SHAREQ_FAULT_SEED     the fault-injection run's seed (default 21, so that CI is repeatable;
 #                         any other seed explores other fault moments)
 #   SHAREQ_FAULT_ROUNDS   rounds of each fault in that run (default 1)
+#   SHAREQ_FAULT_DB_DOWN_S  how long slurmdbd and MariaDB stay down in that run (default 30; the
+#                         suite's own default, for the soak, is 60)
 #   SHAREQ_CLUSTER_RUNS   how many times to run the cluster tests in a row (default 1)
 #   SHAREQ_SLURM_VERSION  22.05 (default: this Debian 12 machine's Slurm), 24.11 or 26.05. Another
 #                         release than 22.05 is tested alone, in its Debian root: its build, unit
@@ -201,6 +203,7 @@ if [[ " $stages " == *" faults "* ]]; then
   tests/cluster/cluster down >/dev/null 2>&1 || true
   tests/cluster/cluster up >/dev/null
   SHAREQ_FAULT_SEED=$fault_seed SHAREQ_FAULT_ROUNDS=${SHAREQ_FAULT_ROUNDS:-1} \
+    SHAREQ_FAULT_DB_DOWN_S=${SHAREQ_FAULT_DB_DOWN_S:-30} \
     /usr/bin/python3 -m pytest -p no:cacheprovider -v -s tests/faults
   tests/cluster/cluster down
 fi

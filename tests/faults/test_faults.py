@@ -6,8 +6,10 @@ sleeps are the faults' random moments, not waits for a condition.
 
 import os
 import signal
+import subprocess
 import time
 
+from invariants import TERMINAL
 from slurm import wait_until
 
 STATE_FILES = ("shareq_usage", "shareq_warm_pools", "shareq_reclaim_claims")
@@ -160,4 +162,69 @@ def test_reconfigure_with_a_broken_shareq_conf_mid_storm(checked, rounds, rng):
             print(f"round {r + 1}: {what}: kept the previous configuration")
             time.sleep(rng.uniform(0.5, 4.0))
             c.install_shareq_conf(good)
+    wait_scheduling(c, storm)
+
+
+def cluster_command(c, *args, timeout=180):
+    """`tests/cluster/cluster ARGS` (stop-accounting, start-accounting, restart-munge)."""
+    out = subprocess.run([str(c.script), *args], env=c.env, capture_output=True, text=True,
+                         timeout=timeout)
+    assert out.returncode == 0, f"cluster {' '.join(args)}: {out.stderr}"
+
+
+def ended_in_sacct(c, job_id):
+    rows = c.sacct(job_id, ["State"])
+    return bool({r["State"].split()[0] for r in rows} & TERMINAL)
+
+
+def test_accounting_down_for_a_minute_mid_storm(checked, rounds, rng):
+    """slurmdbd and MariaDB stopped mid-storm for a minute (SHAREQ_FAULT_DB_DOWN_S): slurmctld
+    keeps accepting jobs and reclaiming, and once both are back, a job that was submitted,
+    started and ended while they were down is in sacct with its end."""
+    c, checker, storm = checked
+    down_s = float(os.environ.get("SHAREQ_FAULT_DB_DOWN_S", "60"))
+    storm.start()
+    wait_reclaims(checker, 0)
+    for r in range(rounds):
+        time.sleep(rng.uniform(0.5, 6.0))
+        cluster_command(c, "stop-accounting")
+        stopped = time.monotonic()
+        assert c.run(["sacct", "-n", "-X", "-j", "1"]).returncode != 0, \
+            "sacct still answers: accounting is not down"
+        reclaims, refused = checker.reclaims, storm.refused
+        # A job submitted, started and ended while slurmdbd is down.
+        short = storm.submit("bob", "-p", "p5", "-N1", "--gres=gpu:2", "-A", "research",
+                             seconds=1)
+        assert short is not None, "slurmctld refused a job while accounting was down"
+        wait_until(f"job {short} to run and end while accounting is down",
+                   lambda: c.job_state(short) == "COMPLETED", timeout=max(5, down_s - 5))
+        wait_reclaims(checker, reclaims, timeout=max(5, down_s - (time.monotonic() - stopped)))
+        assert storm.refused == refused, \
+            "slurmctld refused the storm's jobs while accounting was down"
+        time.sleep(max(0.0, down_s - (time.monotonic() - stopped)))  # the fault's length
+        cluster_command(c, "start-accounting")
+        print(f"round {r + 1}: slurmdbd and MariaDB down for {time.monotonic() - stopped:.0f} s; "
+              f"{checker.reclaims - reclaims} reclaim victim(s) meanwhile")
+        wait_until(f"job {short}, ended while accounting was down, to be in sacct",
+                   lambda: ended_in_sacct(c, short), timeout=120)
+    wait_scheduling(c, storm)
+
+
+def test_munge_restarted_mid_storm(checked, rounds, rng):
+    """munged stopped and started again (same key) mid-storm: the daemons and commands
+    authenticate again, submissions are accepted and reclaims go on."""
+    c, checker, storm = checked
+    storm.start()
+    wait_reclaims(checker, 0)
+    for r in range(rounds):
+        time.sleep(rng.uniform(0.5, 6.0))
+        reclaims = checker.reclaims
+        cluster_command(c, "restart-munge")
+        job = storm.submit("bob", "-p", "p5", "-N1", "--gres=gpu:2", "-A", "research", seconds=1)
+        assert job is not None, "slurmctld refused a job after munged restarted"
+        wait_until(f"job {job} to run after munged restarted",
+                   lambda: c.job_state(job) in ("RUNNING", "COMPLETING", "COMPLETED"),
+                   timeout=120)
+        print(f"round {r + 1}: munged restarted")
+        wait_reclaims(checker, reclaims)
     wait_scheduling(c, storm)

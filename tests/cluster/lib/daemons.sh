@@ -62,6 +62,12 @@ start_munge() {
   local key=$D/munge/munge.key
   dd if=/dev/urandom of="$key" bs=1 count=1024 status=none
   chmod 0400 "$key"
+  run_munged
+}
+
+# munged with the cluster's key (start_munge made it); also to start it again after a stop.
+run_munged() {
+  local key=$D/munge/munge.key
   /usr/sbin/munged --key-file="$key" --socket="$D/munge/run/munge.socket.2" \
     --pid-file="$D/run/munged.pid" --log-file="$D/log/munged.log" \
     --seed-file="$D/munge/munged.seed" --force >/dev/null 2>&1 ||
@@ -78,12 +84,7 @@ start_mariadb() {
   mariadb-install-db --no-defaults --datadir="$D/mysql/data" --user=root \
     --auth-root-authentication-method=socket --skip-test-db >"$D/log/mariadb-install.log" 2>&1 ||
     fail_with_log mariadb-install-db "$D/log/mariadb-install.log"
-  setsid /usr/sbin/mariadbd --no-defaults --datadir="$D/mysql/data" --user=root \
-    --socket="$D/mysql/mysqld.sock" --port="$DB_PORT" --bind-address=127.0.0.1 \
-    --pid-file="$D/run/mariadb.pid" --log-error="$D/log/mariadb.log" \
-    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --skip-name-resolve \
-    </dev/null >/dev/null 2>&1 &
-  wait_for "mariadb" mariadb_client -e "SELECT 1" || fail_with_log mariadb "$D/log/mariadb.log"
+  run_mariadb
   # The database exists before slurmdbd's first connection: when it does not, slurmdbd's first
   # mysql_real_connect fails (unknown database), it creates it and connects again on the same
   # handle, and with MariaDB Connector/C 3.4 (Debian 13) every query with a result then fails
@@ -92,6 +93,16 @@ start_mariadb() {
   mariadb_client -e "CREATE DATABASE IF NOT EXISTS slurm_acct_db;
     CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'shareq-test';
     GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1'; FLUSH PRIVILEGES;"
+}
+
+# mariadbd on the installed data directory; also to start it again after a stop.
+run_mariadb() {
+  setsid /usr/sbin/mariadbd --no-defaults --datadir="$D/mysql/data" --user=root \
+    --socket="$D/mysql/mysqld.sock" --port="$DB_PORT" --bind-address=127.0.0.1 \
+    --pid-file="$D/run/mariadb.pid" --log-error="$D/log/mariadb.log" \
+    --innodb-buffer-pool-size=64M --innodb-log-file-size=16M --skip-name-resolve \
+    </dev/null >/dev/null 2>&1 &
+  wait_for "mariadb" mariadb_client -e "SELECT 1" || fail_with_log mariadb "$D/log/mariadb.log"
 }
 
 start_slurmdbd() {
