@@ -12,6 +12,7 @@
 #include "config.hpp"
 #include "flags.hpp"
 #include "job_tag.hpp"
+#include "policy/job_record.hpp"
 #include "submission.hpp"
 
 // Not slurm_xlator.h: its `#define error slurm_error` would rename Result::error(). The shim
@@ -131,9 +132,8 @@ void add_fallback_partitions(const shareq::Config& config, const shareq::Submiss
 // The home family the job's tag (the first word of its AdminComment) names; "" when none.
 std::string tag_home(const shareq_job_fields_t& f) {
   if (f.admin_comment == nullptr || *f.admin_comment == nullptr) return "";
-  const std::string_view comment(*f.admin_comment);
-  const auto tag = shareq::decode_submission(comment.substr(0, comment.find(' ')));
-  return tag ? tag.value().home : "";
+  const auto tag = shareq::policy::submission_tag(*f.admin_comment);
+  return tag ? tag->home : "";
 }
 
 int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fields_t& f,

@@ -93,11 +93,6 @@ struct FileSink {
   std::string error;
 };
 
-std::string larger_than_the_cache(int64_t max) {
-  return "larger than the image cache (ImageCacheSize, " + std::to_string(max) +
-         " bytes); not cached";
-}
-
 size_t file_write(char* ptr, size_t size, size_t count, void* user) {
   auto* sink = static_cast<FileSink*>(user);
   const size_t n = size * count;

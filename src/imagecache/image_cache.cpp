@@ -152,10 +152,8 @@ Result<int64_t> ImageCache::fetch_verified(const std::string& name,
   limits.max_bytes = options_.capacity_bytes;
   if (const int64_t hint = store_.size_hint(name);
       limits.max_bytes > 0 && hint > limits.max_bytes) {
-    return fail(image_error(name, std::to_string(hint) +
-                                      " bytes, larger than the image cache "
-                                      "(ImageCacheSize, " +
-                                      std::to_string(limits.max_bytes) + " bytes); not cached"));
+    return fail(image_error(
+        name, std::to_string(hint) + " bytes, " + larger_than_the_cache(limits.max_bytes)));
   }
   Sha256 hash;
   Result<int64_t> size = store_.fetch(name, fd.get(), hash, limits);

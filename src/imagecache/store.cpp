@@ -78,6 +78,11 @@ Result<std::string> ImageStore::published_digest(const std::string& name,
   return warm::parse_digest_file(contents.value(), name);
 }
 
+std::string larger_than_the_cache(int64_t max_bytes) {
+  return "larger than the image cache (ImageCacheSize, " + std::to_string(max_bytes) +
+         " bytes); not cached";
+}
+
 int64_t ImageStore::size_hint(const std::string& name) const {
   struct stat st {};
   if (http_ || ::stat(url_of(name).c_str(), &st) != 0) return -1;

@@ -19,6 +19,9 @@ struct TransferLimits {
   int64_t max_bytes = 0;           // an image's largest size (the cache's); 0 = no limit
 };
 
+// Why an image over TransferLimits::max_bytes is refused (a fetch's error names the image first).
+std::string larger_than_the_cache(int64_t max_bytes);
+
 class ImageStore {
  public:
   // "/srv/images" or "http(s)://host[:port]/path". Errors: empty, relative path, other scheme.
