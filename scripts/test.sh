@@ -15,9 +15,10 @@
 #      marked every_release against that release's daemons;
 #   7. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
 #      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it.
-# With stage 5, the other releases' roots and builds (6) and the style check (7) run beside the
-# 22.05 cluster tests at nice 19 (their output in build/releases-build.log and build/style.log,
-# printed when they are waited for): the cluster tests mostly wait on daemons.
+# With stage 5, the sanitized build and its tests (2), the other releases' roots and builds (6)
+# and the style check (7) run beside the 22.05 cluster tests at nice 19 (their output in
+# build/sanitize.log, build/releases-build.log and build/style.log, printed when they are waited
+# for, after the fault run): the cluster tests mostly wait on daemons.
 # Needs root (apt-get, daemons, test users, debootstrap). Environment:
 #   SHAREQ_TEST_STAGES    which stages to run (default "unit sanitize package bench cluster
 #                         faults releases style")
@@ -135,13 +136,17 @@ if [[ " $stages " == *" unit "* ]]; then
   ctest --test-dir build --output-on-failure -j"$jobs"
 fi
 
-if [[ " $stages " == *" sanitize "* ]]; then
+sanitize() {
   step "ASan/UBSan unit tests and fuzzers (build-sanitize/, clang)"
   CC=clang CXX=clang++ cmake -S . -B build-sanitize -DSHAREQ_SANITIZE=ON -DSHAREQ_FUZZ=ON \
     -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON >/dev/null
   cmake --build build-sanitize -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-sanitize --output-on-failure -j"$jobs"
+}
+# With the cluster stage, the sanitized build runs beside the cluster tests (below).
+if [[ " $stages " == *" sanitize "* && " $stages " != *" cluster "* ]]; then
+  sanitize
 fi
 
 if [[ " $stages " == *" package "* ]]; then
@@ -182,6 +187,10 @@ if [[ " $stages " == *" cluster "* ]]; then
     background style scripts/check-style.sh
     echo "(style runs beside the cluster tests: build/style.log)"
   fi
+  if [[ " $stages " == *" sanitize "* ]]; then
+    background sanitize sanitize
+    echo "(the ASan/UBSan build and its tests run beside the cluster tests: build/sanitize.log)"
+  fi
 
   export SHAREQ_BUILD_DIR=$repo/build
   export SHAREQ_CLUSTER_DIR=${SHAREQ_CLUSTER_DIR:-$repo/build/cluster}
@@ -219,6 +228,11 @@ if [[ " $stages " == *" releases "* ]]; then
       test_release "$other" -m every_release
     done
   fi
+fi
+
+if [[ " $stages " == *" sanitize "* && "$in_background" = 1 ]]; then
+  step "ASan/UBSan unit tests and fuzzers (ran beside the cluster tests)"
+  finish sanitize
 fi
 
 if [[ " $stages " == *" style "* ]]; then
