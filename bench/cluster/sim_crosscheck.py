@@ -23,11 +23,18 @@ run's trace, and sets the figures side by side:
   the other in the simulator; pairs started in the same second on either side count as neither)
   and the first position where the two orders differ.
 
+With --against DIR2, a second dump of the same runs (utilisation.py with the same --seed,
+--time-scale and --runs), it also sets the cluster against itself: per run and share, the Kendall
+distance between the two cluster runs of the same job list, the order a cluster keeps from one run
+to the next, beside the simulator's distance from the first. The summary gives, per share, the
+share of discordant pairs (distance / pairs) of both, median [range] over the runs.
+
 Figures only, never an assertion: the simulator's model (docs/benchmarks.md, "Simulator against
 the cluster") leaves out some of Slurm's delays.
 
 Usage: bench/cluster/sim_crosscheck.py DIR [--tool build/tools/shareq] [--runtime recorded]
-           [--sched-params LIST] [--sched-interval S] [--submit-delay S] [--markdown] [--verbose]
+           [--sched-params LIST] [--sched-interval S] [--submit-delay S] [--against DIR2]
+           [--markdown] [--verbose]
 """
 
 import argparse
@@ -202,6 +209,26 @@ def start_order(cluster_runs, simulated, tier):
     return discordant, comparable, first, len(jobs), same_size
 
 
+def same_workload(made, other):
+    """Whether two runs' run.json drew the same job list."""
+    return all(made.get(k) == other.get(k) for k in ("seed", "time_scale", "scale"))
+
+
+def cluster_again(run_dir, against, made):
+    """{tier: start_order(first cluster run, second)} for the shareq runs of one job list in two
+    dumps, or None when `against` has no such run."""
+    other_dir = os.path.join(against, os.path.basename(run_dir))
+    path, first = (os.path.join(other_dir, "utilisation-shareq.runs"),
+                   os.path.join(run_dir, "utilisation-shareq.runs"))
+    if not (os.path.exists(path) and os.path.exists(first)):
+        return None
+    with open(os.path.join(other_dir, "run.json")) as f:
+        if not same_workload(made, json.load(f)):
+            return None
+    one, two = U.read_runs(first), U.read_runs(path)
+    return {tier: start_order(one, two, tier) for tier, _, _ in U.TIERS}
+
+
 def compare_run(run_dir, tool, opts):
     with open(os.path.join(run_dir, "run.json")) as f:
         made = json.load(f)
@@ -237,6 +264,10 @@ def compare_run(run_dir, tool, opts):
                        "waits": (fig_c[f"{tier}_p50"], fig_c[f"{tier}_p90"],
                                  fig_s[f"{tier}_p50"], fig_s[f"{tier}_p90"])}
                 for tier, share, _ in U.TIERS}
+            if opts.against:
+                again = cluster_again(run_dir, opts.against, made)
+                for tier in entry["shares"]:
+                    entry["shares"][tier]["again"] = again[tier] if again else None
         rows_out[mode] = entry
     return rows_out
 
@@ -278,16 +309,18 @@ def print_run(name, res, markdown):
         print()
     line(["share", "strict cluster", "strict sim", "sim - cluster (pts)",
           "start order: Kendall / pairs (same size), first divergence",
-          "wait P50/P90 cluster", "sim"])
+          "wait P50/P90 cluster", "sim", "cluster again: Kendall / pairs (same size)"])
     if markdown:
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
     for tier, s in r["shares"].items():
         d, n, first, count, same = s["order"]
         w = s["waits"]
+        again = s.get("again")
         line([tier, pct(s["cluster"]), pct(s["sim"]), pts(s["cluster"], s["sim"]),
               f"{d} / {n} ({same}), " +
               ("same order" if first is None else f"at {first + 1} of {count}"),
-              f"{w[0]:.0f} / {w[1]:.0f}", f"{w[2]:.0f} / {w[3]:.0f}"])
+              f"{w[0]:.0f} / {w[1]:.0f}", f"{w[2]:.0f} / {w[3]:.0f}",
+              f"{again[0]} / {again[1]} ({again[4]})" if again else "-"])
 
 
 def main():
@@ -306,11 +339,15 @@ def main():
     parser.add_argument("--submit-delay", type=int,
                         help="shareq sim --submit-delay (default: the cluster's slurm.conf, "
                         "batch_sched_delay 3, Slurm's default; 0: a pass at each submission)")
+    parser.add_argument("--against", metavar="DIR2",
+                        help="a second dump of the same runs: the cluster's order of starts "
+                        "against its own from one run to the next, beside the simulator's")
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--verbose", action="store_true", help="print the sim commands")
     opts = parser.parse_args()
-    if not os.path.isdir(opts.dump_dir):
-        parser.error(f"{opts.dump_dir}: no such directory")
+    for directory, name in ((opts.dump_dir, "DIR"), (opts.against, "--against")):
+        if directory is not None and not os.path.isdir(directory):
+            parser.error(f"{name}: {directory}: no such directory")
     if not os.access(opts.tool, os.X_OK):
         parser.error(f"--tool: {opts.tool} is missing: build the shareq tool first")
     results = []
@@ -343,6 +380,14 @@ def summary(results):
         print(f"  {tier}: strict {U.spread(diffs, 'pts')}; start order the same in {same} of "
               f"{len(orders)} runs; Kendall distance / pairs (of which jobs of one size) " +
               ", ".join(f"{o[0]}/{o[1]} ({o[4]})" for o in orders))
+        again = [r["shares"][tier].get("again") for r in rs]
+        if any(again):
+            pairs = [(o, a) for o, a in zip(orders, again) if a and o[1] and a[1]]
+            print(f"    discordant pairs, sim vs cluster: "
+                  f"{U.spread([o[0] / o[1] for o, _ in pairs], 'pct')}; cluster vs the "
+                  f"same runs again: {U.spread([a[0] / a[1] for _, a in pairs], 'pct')} "
+                  f"({len(pairs)} runs in both dumps; the simulator as close as the cluster to "
+                  f"itself in {sum(1 for o, a in pairs if o[0] / o[1] <= a[0] / a[1])})")
 
 
 if __name__ == "__main__":
