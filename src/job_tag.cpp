@@ -105,4 +105,10 @@ Result<Submission> decode_submission(std::string_view text) {
   return submission;
 }
 
+AdminCommentParts split_admin_comment(std::string_view admin_comment) {
+  const size_t space = admin_comment.find(' ');
+  if (space == std::string_view::npos) return {admin_comment, {}};
+  return {admin_comment.substr(0, space), admin_comment.substr(space)};
+}
+
 }  // namespace shareq

@@ -21,4 +21,12 @@ std::string encode_submission(const Submission& submission);
 // encode_submission(decode_submission(s)) == s.
 Result<Submission> decode_submission(std::string_view text);
 
+// An AdminComment is the tag, then the job's history: words after a space (failed runs,
+// preemptions, warm-pool notes) that shareq appends and keeps when the tag is rewritten.
+struct AdminCommentParts {
+  std::string_view tag;      // the first word (empty when the comment starts with a space)
+  std::string_view history;  // the rest from the first space, that space included; may be empty
+};
+AdminCommentParts split_admin_comment(std::string_view admin_comment);
+
 }  // namespace shareq

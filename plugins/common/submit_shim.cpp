@@ -108,9 +108,7 @@ void write_back(const shareq::Submission& s, const shareq_admission_t& a, bool s
     // notes) are the job's history. A submission's AdminComment is the tag.
     std::string comment = shareq::encode_submission(s);
     if (!a.set_account && *f.admin_comment != nullptr) {
-      const std::string_view old(*f.admin_comment);
-      const size_t space = old.find(' ');
-      if (space != std::string_view::npos) comment += old.substr(space);
+      comment += shareq::split_admin_comment(*f.admin_comment).history;
     }
     replace_string(f.admin_comment, comment);
   }

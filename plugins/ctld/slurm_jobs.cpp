@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "controller_state.hpp"
+#include "job_tag.hpp"
 #include "log.hpp"
 #include "policy/held_capacity.hpp"
 #include "slurmctld_headers.hpp"
@@ -59,8 +60,7 @@ RunningAllocation allocation_of(JobRecord* job) {
   if (a.nodes == 0 && job->job_resrcs != nullptr) a.nodes = job->job_resrcs->nhosts;
   a.gpus = allocated_gpus(job);
   if (job->admin_comment != nullptr) {
-    const std::string_view comment(job->admin_comment);
-    a.tag = std::string(comment.substr(0, comment.find(' ')));
+    a.tag = std::string(shareq::split_admin_comment(job->admin_comment).tag);
   }
   a.start_time = job->start_time;
   return a;

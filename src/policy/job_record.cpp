@@ -28,8 +28,7 @@ int priority_from(const Policy& policy, const std::optional<Submission>& tag) {
 }  // namespace
 
 std::optional<Submission> submission_tag(std::string_view admin_comment) {
-  const std::string_view first = admin_comment.substr(0, admin_comment.find(' '));
-  Result<Submission> tag = decode_submission(first);
+  Result<Submission> tag = decode_submission(split_admin_comment(admin_comment).tag);
   if (!tag) return std::nullopt;
   return std::move(tag).value();
 }

@@ -66,5 +66,23 @@ INSTANTIATE_TEST_SUITE_P(
         "shareq:share=a,priority=1,keep_alive=0,image=x@sha256:" + std::string(64, 'A'),
         "shareq:share=a\tpriority=1,keep_alive=0", "shareq:share=a,priority=1,keep_alive=0\n"));
 
+// The tag is the AdminComment's first word; the history is the rest, its first space kept, so
+// that tag + history gives the comment back.
+TEST(AdminComment, SplitsTheTagFromTheHistory) {
+  const std::string tag = "shareq:share=a,priority=1,keep_alive=0";
+  const std::string history = " shareq-preempted:reclaim,by:7,run:100 shareq-start:200";
+  const std::string comment = tag + history;  // the parts are views into it
+  const AdminCommentParts both = split_admin_comment(comment);
+  EXPECT_EQ(both.tag, tag);
+  EXPECT_EQ(both.history, history);
+  const AdminCommentParts alone = split_admin_comment(tag);
+  EXPECT_EQ(alone.tag, tag);
+  EXPECT_EQ(alone.history, "");
+  const AdminCommentParts leading = split_admin_comment(" x");
+  EXPECT_EQ(leading.tag, "");
+  EXPECT_EQ(leading.history, " x");
+  EXPECT_EQ(split_admin_comment("").tag, "");
+}
+
 }  // namespace
 }  // namespace shareq
