@@ -19,9 +19,8 @@ import os
 import re
 import subprocess
 
-from fault_store import FaultStore
 from slurm import wait_until
-from test_image_store import NODES, submit, use_store
+from test_image_store import NODES, serving, submit
 
 MIB = 1 << 20
 DISK = 64 * MIB
@@ -70,9 +69,7 @@ def node_healthy(c, node):
 
 def test_image_cache_file_system_full(checked, rounds, rng):
     c, checker, _ = checked
-    store = FaultStore()
-    try:
-        use_store(c, checker, (c.dir / "etc" / "shareq.conf").read_text(), store.url)
+    with serving(c, checker) as store:
         for r in range(rounds):
             node = rng.choice(NODES)
             tag = f"{r}-{rng.randrange(1 << 30):x}"
@@ -111,5 +108,3 @@ def test_image_cache_file_system_full(checked, rounds, rng):
                 wait_until("two samples of the checker", lambda: checker.samples >= seen + 2,
                            timeout=60)
             node_healthy(c, node)
-    finally:
-        store.stop()
