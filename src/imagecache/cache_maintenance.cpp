@@ -2,10 +2,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <memory>
 
 #include "imagecache/fs_util.hpp"
@@ -114,9 +117,12 @@ Result<std::vector<std::string>> ImageCache::evict(int64_t incoming, std::string
   if (!list) return list.error();
   std::vector<warm::CacheEntry> all = std::move(list).value();
   for (warm::CacheEntry& entry : all) entry.pinned = entry.pinned || entry.digest == keep;
-  const warm::EvictionPlan plan = warm::plan_eviction(all, options_.capacity_bytes, incoming);
+  return apply_eviction(warm::plan_eviction(all, options_.capacity_bytes, incoming).evict);
+}
+
+std::vector<std::string> ImageCache::apply_eviction(const std::vector<std::string>& plan) const {
   std::vector<std::string> evicted;
-  for (const std::string& digest : plan.evict) {
+  for (const std::string& digest : plan) {
     Result<fs::FileLock> lock = fs::FileLock::try_acquire(lock_path(digest));
     if (!lock || !lock.value().held()) continue;  // in use right now: leave it
     Result<std::vector<std::string>> pins = holders(digest);
@@ -124,6 +130,32 @@ Result<std::vector<std::string>> ImageCache::evict(int64_t incoming, std::string
     if (::unlink(image_path(digest).c_str()) == 0 || errno == ENOENT) evicted.push_back(digest);
   }
   return evicted;
+}
+
+ImageCache::DiskRoom ImageCache::make_disk_room(int64_t need, std::string_view keep) const {
+  DiskRoom room;
+  const std::string lock_file = options_.cache_dir + "/locks/evict.lock";
+  Result<fs::FileLock> pass = fs::FileLock::acquire(lock_file, options_.lock_timeout_ms);
+  struct statvfs vfs {};
+  if (!pass || ::statvfs((options_.cache_dir + "/sha256").c_str(), &vfs) != 0) return room;
+  room.free_bytes =
+      static_cast<int64_t>(std::min<uint64_t>(uint64_t{vfs.f_bavail} * vfs.f_frsize, INT64_MAX));
+  Result<std::vector<warm::CacheEntry>> list = entries();
+  if (!list) return room;
+  std::vector<warm::CacheEntry> all = std::move(list).value();
+  int64_t cached = 0;
+  for (warm::CacheEntry& entry : all) {
+    entry.pinned = entry.pinned || entry.digest == keep;
+    cached = entry.size > INT64_MAX - cached ? INT64_MAX : cached + entry.size;
+  }
+  // Room for `need` once the plan's images are gone: what they leave plus what is free.
+  const int64_t usable =
+      room.free_bytes > INT64_MAX - cached ? INT64_MAX : cached + room.free_bytes;
+  const warm::EvictionPlan plan = warm::plan_eviction(all, usable, need);
+  if (!plan.fits) return room;  // evicting would not make room: keep the images
+  room.fits = true;
+  room.evicted = static_cast<int>(apply_eviction(plan.evict).size());
+  return room;
 }
 
 Result<int> ImageCache::remove_stale_temps(Time now, int64_t max_age_s) const {

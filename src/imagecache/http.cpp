@@ -90,6 +90,7 @@ struct FileSink {
   Sha256* hash = nullptr;
   int64_t max = 0;  // 0 = no limit
   int64_t written = 0;
+  int write_errno = 0;
   std::string error;
 };
 
@@ -103,6 +104,7 @@ size_t file_write(char* ptr, size_t size, size_t count, void* user) {
   }
   sink->hash->update(ptr, n);
   if (const int err = fs::write_all(sink->fd, ptr, n); err != 0) {
+    sink->write_errno = err;
     sink->error = "writing to the cache: " + fs::errno_text(err);
     return 0;
   }
@@ -126,10 +128,11 @@ Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
 }
 
 Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
-                              const TransferLimits& limits, const TestConnections* test) {
+                              const TransferLimits& limits, const TestConnections* test,
+                              FetchReport* report) {
   CurlHandle curl = make_transfer(url, limits, test);
   if (!curl) return Error{"image", "cannot start a transfer for " + url};
-  FileSink sink{fd, &hash, limits.max_bytes, 0, {}};
+  FileSink sink{fd, &hash, limits.max_bytes, 0, 0, {}};
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, file_write);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &sink);
   if (limits.max_bytes > 0) {
@@ -139,6 +142,13 @@ Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
     sink.error = larger_than_the_cache(limits.max_bytes);  // what CURLE_FILESIZE_EXCEEDED means
   }
   Result<bool> done = perform(curl.get(), url, sink.error);
+  if (report != nullptr) {
+    curl_off_t length = -1;
+    if (curl_easy_getinfo(curl.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) != CURLE_OK) {
+      length = -1;
+    }
+    *report = FetchReport{sink.write_errno, sink.written, static_cast<int64_t>(length)};
+  }
   if (!done) return done.error();
   return sink.written;
 }

@@ -26,8 +26,10 @@ Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
 
 // GETs `url` into `fd`, feeding `hash`. Result: bytes written. Errors: HTTP status >= 400,
 // connection closed early, timeout, write failure (its errno text, e.g. "No space left"), a body
-// over limits.max_bytes (announced or sent).
+// over limits.max_bytes (announced or sent). `report` (when given): the write's errno, the bytes
+// written and the Content-Length, whether the transfer succeeded or not.
 Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
-                              const TransferLimits& limits, const TestConnections* test = nullptr);
+                              const TransferLimits& limits, const TestConnections* test = nullptr,
+                              FetchReport* report = nullptr);
 
 }  // namespace shareq::imagecache

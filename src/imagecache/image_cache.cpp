@@ -66,17 +66,27 @@ Result<std::pair<std::string, fs::UniqueFd>> create_temp(const std::string& dir,
   return Error{"image", "cannot find a free temporary name in " + dir};
 }
 
-// fsync, chmod 0444, close, rename into place, fsync the directory.
-Result<bool> publish(fs::UniqueFd fd, const std::string& temp, const std::string& path) {
-  if (::fsync(fd.get()) != 0) return Error{"image", "fsync: " + fs::errno_text(errno)};
+// fsync, chmod 0444, close, rename into place, fsync the directory. A failed fsync or close
+// (where a file system reports ENOSPC late) sets report.write_errno.
+Result<bool> publish(fs::UniqueFd fd, const std::string& temp, const std::string& path,
+                     FetchReport& report) {
+  if (::fsync(fd.get()) != 0) {
+    report.write_errno = errno;
+    return Error{"image", "fsync: " + fs::errno_text(errno)};
+  }
   if (::fchmod(fd.get(), 0444) != 0) return Error{"image", "chmod: " + fs::errno_text(errno)};
-  if (const int err = fd.close(); err != 0) return Error{"image", "close: " + fs::errno_text(err)};
+  if (const int err = fd.close(); err != 0) {
+    report.write_errno = err;
+    return Error{"image", "close: " + fs::errno_text(err)};
+  }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     return Error{"image", "rename into place: " + fs::errno_text(errno)};
   }
   sync_directory(path.substr(0, path.rfind('/')));
   return true;
 }
+
+bool disk_full(int err) { return err == ENOSPC || err == EDQUOT; }
 
 }  // namespace
 
@@ -136,8 +146,8 @@ Result<std::string> ImageCache::resolve(const ImageRef& ref) const {
   return published;
 }
 
-Result<int64_t> ImageCache::fetch_verified(const std::string& name,
-                                           const std::string& digest) const {
+Result<int64_t> ImageCache::fetch_verified(const std::string& name, const std::string& digest,
+                                           FetchReport& report) const {
   const std::string path = image_path(digest);
   auto temp = create_temp(options_.cache_dir + "/sha256", digest);
   if (!temp) return image_error(name, temp.error().message);
@@ -156,16 +166,47 @@ Result<int64_t> ImageCache::fetch_verified(const std::string& name,
         name, std::to_string(hint) + " bytes, " + larger_than_the_cache(limits.max_bytes)));
   }
   Sha256 hash;
-  Result<int64_t> size = store_.fetch(name, fd.get(), hash, limits);
+  Result<int64_t> size = store_.fetch(name, fd.get(), hash, limits, &report);
   if (!size) return fail(size.error());
   const std::string got = hash.finish();
   if (got != digest) {
     return fail(image_error(name, "digest mismatch: expected sha256:" + digest + ", got sha256:" +
                                       got + " (corrupt or changed in the store); not cached"));
   }
-  Result<bool> published = publish(std::move(fd), temp_path, path);
+  Result<bool> published = publish(std::move(fd), temp_path, path, report);
   if (!published) return fail(image_error(name, published.error().message));
   return size;
+}
+
+Result<int64_t> ImageCache::fetch_with_room(const std::string& name,
+                                            const std::string& digest) const {
+  FetchReport report;
+  Result<int64_t> size = fetch_verified(name, digest, report);
+  if (size || !disk_full(report.write_errno)) return size;
+  // The file system is fuller than ImageCacheSize allows for: room by evicting, if that helps.
+  const bool known = report.announced > 0;
+  const int64_t need = known ? report.announced : report.written + 1;
+  const DiskRoom room = make_disk_room(need, digest);
+  if (room.fits && room.evicted > 0) {
+    report = FetchReport{};
+    size = fetch_verified(name, digest, report);
+    if (size || !disk_full(report.write_errno)) return size;
+  }
+  std::string why = size.error().message + "; ImageCacheDir " + options_.cache_dir +
+                    " is on a full file system (";
+  if (room.free_bytes >= 0) why += std::to_string(room.free_bytes) + " bytes free, ";
+  why += (known ? "" : "more than ") + std::to_string(known ? need : need - 1) + " needed; ";
+  if (room.free_bytes < 0) {
+    why += "its free space is unknown, nothing evicted";
+  } else if (room.evicted > 0) {
+    why += "still full after evicting " + std::to_string(room.evicted) + " unpinned image(s)";
+  } else if (!room.fits) {
+    why += "evicting every unpinned image would not make room";
+  } else {
+    why += "no image to evict";
+  }
+  why += "; ImageCacheSize is " + std::to_string(options_.capacity_bytes) + " bytes); not cached";
+  return Error{"image", why};
 }
 
 Result<CachedImage> ImageCache::ensure_cached(const ImageRef& ref, std::string_view holder,
@@ -198,7 +239,7 @@ Result<CachedImage> ImageCache::serve_cached(const ImageRef& ref, const std::str
     }
     if (!have) {
       (void)evict(store_.size_hint(ref.name), digest);  // best effort: room before fetching
-      Result<int64_t> size = fetch_verified(ref.name, digest);
+      Result<int64_t> size = fetch_with_room(ref.name, digest);
       if (!size) return size.error();
       image.fetched = true;
     }

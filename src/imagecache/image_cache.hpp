@@ -73,9 +73,14 @@ class ImageCache {
   // in the cache is served without asking the store; otherwise the store's digest decides.
   // Fetching: temp file, SHA-256 while streaming, verify, fsync, chmod 0444, rename; then LRU
   // eviction to keep the cache under capacity (never the image just fetched). Records `now` as
-  // its last use. Errors (field "image", the message names the image and the cause): store
-  // errors, digest mismatch, short read, write failure (ENOSPC), HTTP status, interrupted
-  // transfer, timeouts, lock timeout. On error nothing new is left in the cache.
+  // its last use. A file system fuller than ImageCacheSize allows for (other files on it, or a
+  // size larger than the disk) fails the write with ENOSPC: then unpinned images are evicted,
+  // least recently used first, when that makes room for the image (its announced size, else
+  // more than was written), and the fetch is tried once more; never when it would not. Errors
+  // (field "image", the message names the image and the cause): store errors, digest
+  // mismatch, short read, write failure (a full file system names ImageCacheDir, the bytes free
+  // and needed), HTTP status, interrupted transfer, timeouts, lock timeout. On error nothing new
+  // is left in the cache.
   Result<CachedImage> ensure_cached(const ImageRef& ref, std::string_view holder, Time now) const;
 
   // Pins `digest` for `holder` ([A-Za-z0-9_.-], 1..64, not starting with '.'); the image need
@@ -101,7 +106,18 @@ class ImageCache {
   [[nodiscard]] std::string pin_dir(std::string_view digest) const;
   Result<CachedImage> serve_cached(const ImageRef& ref, const std::string& digest,
                                    std::string_view holder, Time now) const;
-  Result<int64_t> fetch_verified(const std::string& name, const std::string& digest) const;
+  Result<int64_t> fetch_verified(const std::string& name, const std::string& digest,
+                                 FetchReport& report) const;
+  Result<int64_t> fetch_with_room(const std::string& name, const std::string& digest) const;
+  // Room on the cache's file system for `need` bytes: evicts unpinned images (not `keep`) only
+  // when that makes room. fits: there is room now (or would be, but for images in use).
+  struct DiskRoom {
+    int64_t free_bytes = -1;  // before evicting; -1: unknown
+    int evicted = 0;
+    bool fits = false;
+  };
+  DiskRoom make_disk_room(int64_t need, std::string_view keep) const;
+  std::vector<std::string> apply_eviction(const std::vector<std::string>& plan) const;
   Result<bool> pin_locked(std::string_view digest, std::string_view holder) const;
 
   CacheOptions options_;

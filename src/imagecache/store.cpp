@@ -22,13 +22,15 @@ Error image_error(const std::string& name, const std::string& cause) {
   return Error{"image", "image " + name + ": " + cause};
 }
 
-Result<int64_t> copy_file(const std::string& name, const std::string& path, int out, Sha256& hash) {
+Result<int64_t> copy_file(const std::string& name, const std::string& path, int out, Sha256& hash,
+                          FetchReport& report) {
   fs::UniqueFd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in.valid()) return image_error(name, "cannot open " + path + ": " + fs::errno_text(errno));
   struct stat st {};
   if (::fstat(in.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return image_error(name, path + " is not a regular file");
   }
+  report.announced = st.st_size;
   std::vector<char> buf(kChunk);
   int64_t total = 0;
   while (true) {
@@ -38,9 +40,11 @@ Result<int64_t> copy_file(const std::string& name, const std::string& path, int 
     if (n == 0) break;
     hash.update(buf.data(), static_cast<size_t>(n));
     if (const int err = fs::write_all(out, buf.data(), static_cast<size_t>(n)); err != 0) {
+      report.write_errno = err;
       return image_error(name, "writing to the cache: " + fs::errno_text(err));
     }
     total += n;
+    report.written = total;
   }
   if (total != st.st_size) {
     return image_error(name, "short read from " + path + ": got " + std::to_string(total) + " of " +
@@ -90,9 +94,11 @@ int64_t ImageStore::size_hint(const std::string& name) const {
 }
 
 Result<int64_t> ImageStore::fetch(const std::string& name, int fd, Sha256& hash,
-                                  const TransferLimits& limits) const {
-  if (!http_) return copy_file(name, url_of(name), fd, hash);
-  Result<int64_t> got = http_download(url_of(name), fd, hash, limits);
+                                  const TransferLimits& limits, FetchReport* report) const {
+  FetchReport ignored;
+  FetchReport& out = report != nullptr ? *report : ignored;
+  if (!http_) return copy_file(name, url_of(name), fd, hash, out);
+  Result<int64_t> got = http_download(url_of(name), fd, hash, limits, nullptr, &out);
   if (!got) return image_error(name, got.error().message);
   return got;
 }

@@ -19,6 +19,14 @@ struct TransferLimits {
   int64_t max_bytes = 0;           // an image's largest size (the cache's); 0 = no limit
 };
 
+// What a fetch saw of its write side and of the image's size, for the caller to tell a full
+// file system (and how much room the image needs) from other failures.
+struct FetchReport {
+  int write_errno = 0;     // errno of a failed write into the cache's file (ENOSPC...); 0: none
+  int64_t written = 0;     // bytes written into it
+  int64_t announced = -1;  // the image's size as the store told it (Content-Length, file size)
+};
+
 // Why an image over TransferLimits::max_bytes is refused (a fetch's error names the image first).
 std::string larger_than_the_cache(int64_t max_bytes);
 
@@ -42,8 +50,10 @@ class ImageStore {
   // Streams NAME into `fd`, feeding `hash` as it goes. Result: the bytes written. Errors name
   // the image and the cause (missing, short read, write error such as ENOSPC, HTTP status,
   // interrupted transfer, timeout); whatever was written then is the caller's to remove.
+  // `report` (when given) is filled in either way.
   [[nodiscard]] Result<int64_t> fetch(const std::string& name, int fd, Sha256& hash,
-                                      const TransferLimits& limits) const;
+                                      const TransferLimits& limits,
+                                      FetchReport* report = nullptr) const;
 
  private:
   std::string location_;  // without a trailing '/'

@@ -38,7 +38,7 @@ class FaultStore:
                 name = self.path.lstrip("/")
                 store.requests.append(name)
                 if name.endswith(".sha256") and name[:-7] in store.images:
-                    body = (hashlib.sha256(store.images[name[:-7]]).hexdigest() + "\n").encode()
+                    body = (store.digest(name[:-7]) + "\n").encode()
                     return self.send(200, body)
                 if name not in store.images:
                     return self.send(404, b"no such image\n")
@@ -48,7 +48,10 @@ class FaultStore:
                 self.send_response(code)
                 self.send_header("Content-Length", str(len(body) if length is None else length))
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the node gave up (its disk is full)
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -59,6 +62,10 @@ class FaultStore:
 
     def publish(self, name, size=100_000):
         self.images[name] = os.urandom(size)
+
+    def digest(self, name):
+        """The hex SHA-256 of a published image (its name in a node's cache)."""
+        return hashlib.sha256(self.images[name]).hexdigest()
 
     def serve(self, h, mode, data):
         if mode == "ok":

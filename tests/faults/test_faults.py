@@ -48,6 +48,17 @@ def wait_reclaims(checker, more_than, timeout=120):
                lambda: checker.reclaims > more_than, timeout=timeout)
 
 
+def storm_rounds(checked, rounds, rng, pause):
+    """Starts the storm, waits for its first reclaim, then yields each round's index after a
+    random pause of 0.5 to PAUSE s (the fault's moment). Yields (r, reclaims so far)."""
+    _, checker, storm = checked
+    storm.start()
+    wait_reclaims(checker, 0)
+    for r in range(rounds):
+        time.sleep(rng.uniform(0.5, pause))
+        yield r, checker.reclaims
+
+
 def wait_scheduling(c, storm, timeout=120):
     """After the faults, with the storm stopped and the borrowers cancelled: a job submitted now
     starts (or has run)."""
@@ -63,11 +74,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
     """kill -9 of slurmctld at random moments of the storm, started again as the harness does:
     no job lost, none running twice, capacity and quotas kept, and reclaims go on after."""
     c, checker, storm = checked
-    storm.start()
-    wait_reclaims(checker, 0)
-    for r in range(rounds):
-        time.sleep(rng.uniform(0.5, 8.0))
-        reclaims = checker.reclaims
+    for r, reclaims in storm_rounds(checked, rounds, rng, 8.0):
         kill9_slurmctld(c, checker)
         time.sleep(rng.uniform(0.0, 3.0))
         c.restart_slurmctld()
@@ -183,10 +190,7 @@ def test_accounting_down_for_a_minute_mid_storm(checked, rounds, rng):
     started and ended while they were down is in sacct with its end."""
     c, checker, storm = checked
     down_s = float(os.environ.get("SHAREQ_FAULT_DB_DOWN_S", "60"))
-    storm.start()
-    wait_reclaims(checker, 0)
-    for r in range(rounds):
-        time.sleep(rng.uniform(0.5, 6.0))
+    for r, _ in storm_rounds(checked, rounds, rng, 6.0):
         cluster_command(c, "stop-accounting")
         stopped = time.monotonic()
         assert c.run(["sacct", "-n", "-X", "-j", "1"]).returncode != 0, \
@@ -214,11 +218,7 @@ def test_munge_restarted_mid_storm(checked, rounds, rng):
     """munged stopped and started again (same key) mid-storm: the daemons and commands
     authenticate again, submissions are accepted and reclaims go on."""
     c, checker, storm = checked
-    storm.start()
-    wait_reclaims(checker, 0)
-    for r in range(rounds):
-        time.sleep(rng.uniform(0.5, 6.0))
-        reclaims = checker.reclaims
+    for r, reclaims in storm_rounds(checked, rounds, rng, 6.0):
         cluster_command(c, "restart-munge")
         job = storm.submit("bob", "-p", "p5", "-N1", "--gres=gpu:2", "-A", "research", seconds=1)
         assert job is not None, "slurmctld refused a job after munged restarted"

@@ -3,6 +3,7 @@ such job fails cleanly with an error naming its image, nothing but whole, verifi
 a node's cache (the checker hashes every cached file), the node takes the next job, and no job
 is lost. And kill -9 of a slurmd while its job's prolog is fetching an image."""
 
+import contextlib
 import os
 import re
 import signal
@@ -20,6 +21,17 @@ def use_store(c, checker, conf, url):
     text = re.sub(r"^ImageStore=.*$", f"ImageStore={url}", conf, flags=re.M)
     c.install_shareq_conf(text)
     checker.set_conf(text)
+
+
+@contextlib.contextmanager
+def serving(c, checker):
+    """A FaultStore, made the cluster's ImageStore for the test; stopped after."""
+    store = FaultStore()
+    try:
+        use_store(c, checker, (c.dir / "etc" / "shareq.conf").read_text(), store.url)
+        yield store
+    finally:
+        store.stop()
 
 
 def submit(c, checker, name, node, image):
@@ -46,9 +58,7 @@ CAUSES = {
 
 def test_a_misbehaving_image_store(checked, rounds, rng):
     c, checker, _ = checked
-    store = FaultStore()
-    try:
-        use_store(c, checker, (c.dir / "etc" / "shareq.conf").read_text(), store.url)
+    with serving(c, checker) as store:
         for r in range(rounds):
             modes = rng.sample(MODES, len(MODES))
             nodes = rng.sample(NODES, len(modes))
@@ -76,8 +86,6 @@ def test_a_misbehaving_image_store(checked, rounds, rng):
                 cache = c.dir / "nodes" / n / "images" / "sha256"
                 leftovers = [p.name for p in cache.iterdir() if not re.fullmatch(r"[0-9a-f]{64}", p.name)]
                 assert leftovers == [], f"{n}: {leftovers}"
-    finally:
-        store.stop()
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -89,9 +97,7 @@ def test_kill9_slurmd_during_a_prologs_image_fetch(checked, rounds, rng):
     the fetch runs and started again as the harness starts it: the job is not lost (it ends or
     is requeued), the node comes back and runs the next job."""
     c, checker, _ = checked
-    store = FaultStore()
-    try:
-        use_store(c, checker, (c.dir / "etc" / "shareq.conf").read_text(), store.url)
+    with serving(c, checker) as store:
         for r in range(rounds):
             node = rng.choice(NODES)
             image = f"slow-{r}-{rng.randrange(1 << 30):x}"
@@ -123,5 +129,3 @@ def test_kill9_slurmd_during_a_prologs_image_fetch(checked, rounds, rng):
             store.publish(ok)
             c.wait_state(submit(c, checker, f"slurmd-ok-{r}.out", node, ok), "COMPLETED",
                          timeout=120)
-    finally:
-        store.stop()
