@@ -207,8 +207,11 @@ def main():
         parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
     opts.build_dir = opts.build_dir.resolve()
     opts.cluster_dir = (opts.cluster_dir or opts.build_dir / "bench-cluster").resolve()
-    results = {mode: measure(mode, opts.jobs, opts.seconds, opts)
-               for mode in opts.modes.split(",")}
+    results = {}
+    for mode in opts.modes.split(","):
+        results[mode] = measure(mode, opts.jobs, opts.seconds, opts)
+        # Each mode's figures as soon as they are taken: a later mode's failure keeps them.
+        print(f"{mode}: {results[mode]}", flush=True)
     print(f"\n{opts.jobs} pending jobs, {opts.seconds} s of scheduling, {opts.nodes} nodes "
           f"(all busy), fill={opts.fill}; started = jobs started during the measurement; "
           f"slurmctld RSS before the fill and at the end; load = 1-min load average at the end\n")
