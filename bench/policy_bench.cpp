@@ -1,6 +1,8 @@
 // Benchmarks of the policy core at the sizes of issue 3: ordering 100,000 pending jobs over 1,000
 // shares and 4 families, choosing victims among 10,000 running jobs, building the Ledger.
 // Targets: ordering < 50 ms, one victim choice < 1 ms. Run from a Release build.
+// Issue 17 (scale): the same questions in one family of 10,000 nodes, counted in nodes (10,000
+// one-node jobs) and in GPUs (8 per node, 40,000 two-GPU jobs), and GPU packing over its nodes.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "policy/gpu_packing.hpp"
 #include "policy/ledger.hpp"
 #include "policy/ordering.hpp"
 #include "policy/policy.hpp"
@@ -192,6 +195,146 @@ void BM_AnyPreemptableOver1000Shares(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_AnyPreemptableOver1000Shares)->Unit(benchmark::kMicrosecond);
+
+// Issue 17: one family of 10,000 nodes. kBigNodes nodes, 1,000 shares; counted in nodes (quota 10
+// nodes a share) or in GPUs (8 a node, quota 80 GPUs a share).
+constexpr int64_t kBigNodes = 10'000;
+constexpr int64_t kGpusPerNode = 8;
+
+Policy make_big_policy(Unit unit) {
+  Config config;
+  const int64_t per_node = unit == Unit::Gpu ? kGpusPerNode : 1;
+  config.families.push_back({"big", {"big"}, unit, kBigNodes * per_node, 0});
+  for (int s = 0; s < kShares; ++s) {
+    config.shares.push_back(
+        {named("share", s), "big", kBigNodes * per_node / kShares, Limit{}, Limit{}, 0});
+  }
+  config.reclaim_min_runtime_s = 600;
+  return Policy::compile(config);
+}
+
+// The family full: the even shares run twice their quota (half of it borrowed) in jobs of
+// `job_amount` (1 node, or 2 GPUs).
+std::vector<RunningJob> make_big_running(const Policy& policy, int64_t job_amount) {
+  std::vector<RunningJob> running;
+  std::mt19937 rng(1);
+  const int64_t per_share = 2 * policy.family(0).capacity / kShares / job_amount;
+  JobId id = 1;
+  for (int s = 0; s < kShares; s += 2) {
+    const ShareId share = *policy.share_id(named("share", s));
+    for (int64_t j = 0; j < per_share; ++j) {
+      running.push_back({id++, share, 0, job_amount, static_cast<int>(rng() % 100),
+                         static_cast<Time>(rng() % (kNow - 1000))});
+    }
+  }
+  return running;
+}
+
+// 100,000 pending jobs in the family, 1-16 nodes or GPUs each.
+std::vector<PendingJob> make_big_pending(size_t count) {
+  std::vector<PendingJob> pending;
+  std::mt19937 rng(2);
+  for (size_t i = 0; i < count; ++i) {
+    pending.push_back({static_cast<JobId>(1'000'000 + i),
+                       static_cast<ShareId>(rng() % kShares),
+                       static_cast<int>(rng() % 100),
+                       static_cast<Time>(i),
+                       {{0, 1 + int64_t(rng() % 16)}}});
+  }
+  return pending;
+}
+
+void big_ledger(benchmark::State& state, Unit unit, int64_t job_amount) {
+  const Policy policy = make_big_policy(unit);
+  const auto running = make_big_running(policy, job_amount);
+  for (auto _ : state) {
+    Ledger ledger(policy, running);
+    benchmark::DoNotOptimize(ledger);
+  }
+  state.counters["running"] = static_cast<double>(running.size());
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(running.size()));
+}
+
+void big_prioritize(benchmark::State& state, Unit unit, int64_t job_amount) {
+  const Policy policy = make_big_policy(unit);
+  const auto running = make_big_running(policy, job_amount);
+  const Ledger ledger(policy, running);
+  const auto pending = make_big_pending(100'000);
+  const auto decayed = make_decayed(policy);
+  for (auto _ : state) {
+    auto factors = prioritize(ledger, decayed, pending);
+    benchmark::DoNotOptimize(factors.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(pending.size()));
+}
+
+// An idle share asks for 8 nodes (or 16 GPUs) in the full family: 8 victims among the borrowers.
+void big_reclaim(benchmark::State& state, Unit unit, int64_t job_amount) {
+  const Policy policy = make_big_policy(unit);
+  const auto running = make_big_running(policy, job_amount);
+  const Ledger ledger(policy, running);
+  const int64_t amount = 8 * job_amount;
+  const PendingJob job{1, *policy.share_id("share1"), 50, 0, {{0, amount}}};
+  for (auto _ : state) {
+    auto choice = pick_victims(ledger, job, 0, amount, running, kNow);
+    if (!choice.possible || choice.victims.size() != 8) state.SkipWithError("unexpected choice");
+    benchmark::DoNotOptimize(choice.victims.data());
+  }
+  state.counters["running"] = static_cast<double>(running.size());
+}
+
+void big_exposure(benchmark::State& state, Unit unit, int64_t job_amount) {
+  const Policy policy = make_big_policy(unit);
+  const auto running = make_big_running(policy, job_amount);
+  const Ledger ledger(policy, running);
+  for (auto _ : state) {
+    PreemptionExposure exposure = preemption_exposure(ledger, running);
+    benchmark::DoNotOptimize(exposure);
+  }
+  state.counters["running"] = static_cast<double>(running.size());
+}
+
+void BM_LedgerFamilyOf10000Nodes(benchmark::State& state) { big_ledger(state, Unit::Node, 1); }
+BENCHMARK(BM_LedgerFamilyOf10000Nodes)->Unit(benchmark::kMicrosecond);
+void BM_LedgerFamilyOf10000NodesInGpus(benchmark::State& state) { big_ledger(state, Unit::Gpu, 2); }
+BENCHMARK(BM_LedgerFamilyOf10000NodesInGpus)->Unit(benchmark::kMicrosecond);
+
+void BM_Prioritize100000PendingFamilyOf10000Nodes(benchmark::State& state) {
+  big_prioritize(state, Unit::Node, 1);
+}
+BENCHMARK(BM_Prioritize100000PendingFamilyOf10000Nodes)->Unit(benchmark::kMillisecond);
+
+void BM_ReclaimFamilyOf10000Nodes(benchmark::State& state) { big_reclaim(state, Unit::Node, 1); }
+BENCHMARK(BM_ReclaimFamilyOf10000Nodes)->Unit(benchmark::kMicrosecond);
+void BM_ReclaimFamilyOf10000NodesInGpus(benchmark::State& state) {
+  big_reclaim(state, Unit::Gpu, 2);
+}
+BENCHMARK(BM_ReclaimFamilyOf10000NodesInGpus)->Unit(benchmark::kMicrosecond);
+
+void BM_PreemptionExposureFamilyOf10000Nodes(benchmark::State& state) {
+  big_exposure(state, Unit::Node, 1);
+}
+BENCHMARK(BM_PreemptionExposureFamilyOf10000Nodes)->Unit(benchmark::kMicrosecond);
+void BM_PreemptionExposureFamilyOf10000NodesInGpus(benchmark::State& state) {
+  big_exposure(state, Unit::Gpu, 2);
+}
+BENCHMARK(BM_PreemptionExposureFamilyOf10000NodesInGpus)->Unit(benchmark::kMicrosecond);
+
+// GPU packing (the select wrapper, per job it tests) over the family's 10,000 nodes, each with
+// 0-8 GPUs free: the best fit for a 2-GPU job.
+void BM_BestFitOver10000Nodes(benchmark::State& state) {
+  std::vector<NodeGpus> nodes;
+  std::mt19937 rng(4);
+  for (int i = 0; i < kBigNodes; ++i) {
+    nodes.push_back({i, static_cast<int64_t>(rng() % (kGpusPerNode + 1))});
+  }
+  for (auto _ : state) {
+    auto best = best_fit_nodes(nodes, 2);
+    benchmark::DoNotOptimize(best.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kBigNodes);
+}
+BENCHMARK(BM_BestFitOver10000Nodes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

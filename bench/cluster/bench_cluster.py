@@ -18,7 +18,7 @@ def run(cmd, env, check=True, user=None):
         as_user = dict(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, **as_user)
     if check and out.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed: {out.stderr}")
+        sys.exit(f"{' '.join(cmd)} failed (exit status {out.returncode}): {out.stderr}")
     return out
 
 

@@ -6,7 +6,13 @@ plugins) it starts a private test cluster, fills every node with a long job, sub
 jobs spread over the shares, partitions and priorities, lets slurmctld schedule for a while, and
 reads the main and backfill scheduler's cycle statistics from `sdiag`. Prints one table.
 
-Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90] [--build-dir build]
+With --nodes beyond 8 (tests/cluster/cluster's SHAREQ_NODES: four partitions p4-p7 of N/4 nodes,
+p4 and p6 counted in nodes, p5 and p7 in GPUs) it runs at scale, e.g. 256 nodes and 20,000
+pending jobs; MaxJobCount is raised above --jobs when Slurm's default (10,000) would refuse some.
+The cluster then takes 32 + N TCP ports from --port-base.
+
+Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90] [--nodes 8] [--submit-threads 8]
+           [--build-dir build]
            [--cluster-dir BUILD_DIR/bench-cluster] [--port-base 16900] [--fill quota|random]
            [--modes stock,shareq] [--shareq-sched-params PARAMS] [--stock-sched-params PARAMS]
        (as root, with the build dir built)
@@ -22,7 +28,16 @@ import sys
 import time
 
 from bench_cluster import REPO, run, start_cluster, stop_cluster
-SHARES = {"p4": ["prodexp1", "prodexp2"], "p5": ["prodexp2", "research"]}
+SHARES = {"p4": ["prodexp1", "prodexp2"], "p5": ["prodexp2", "research"],
+          "p6": ["prodexp1", "prodexp2"], "p7": ["prodexp2", "research"]}
+NODE_PARTITIONS = ("p4", "p6")  # counted in nodes: whole-node jobs; p5 and p7 in GPUs
+
+
+def partitions(nodes):
+    """The cluster's partitions and the nodes in each (tests/cluster/cluster's SHAREQ_NODES)."""
+    if nodes == 8:
+        return {"p4": 4, "p5": 4}
+    return {p: nodes // 4 for p in ("p4", "p5", "p6", "p7")}
 
 
 def sbatch(env, args):
@@ -35,18 +50,20 @@ def sbatch(env, args):
 # see, so both modes do the same work. "random" (the benchmark's first version): random shares and
 # priorities, which leaves shares over their quota: shareq then reclaims and preempts within
 # shares, and 10-s jobs keep starting and ending (a main cycle at every job end), while stock
-# starts nothing.
-QUOTA_FILL = {"p4": ["prodexp1", "prodexp1", "prodexp2", "prodexp2"],
-              "p5": ["prodexp2", "prodexp2", "research", "research"]}
+# starts nothing. With more nodes (--nodes), each share of a partition holds half its nodes.
+def quota_fill(partition, count):
+    """The share of each of a partition's `count` fill jobs: half of them each."""
+    return [SHARES[partition][0]] * (count // 2) + [SHARES[partition][1]] * (count - count // 2)
 
 
-def fill_args(rng, fill):
+def fill_args(rng, fill, nodes):
     out = []
-    for partition in ("p4", "p5"):
-        for i in range(4):
+    for partition, count in partitions(nodes).items():
+        shares = quota_fill(partition, count)
+        for i in range(count):
             args = job_args(rng, partition, long=True)
             if fill == "quota":
-                args = [f"--share={QUOTA_FILL[partition][i]}" if a.startswith("--share=") else
+                args = [f"--share={shares[i]}" if a.startswith("--share=") else
                         "--share-priority=99" if a.startswith("--share-priority=") else a
                         for a in args]
             out.append(args)
@@ -56,7 +73,7 @@ def fill_args(rng, fill):
 def job_args(rng, partition, long=False):
     share = rng.choice(SHARES[partition])
     args = ["-p", partition, f"--share={share}", f"--share-priority={rng.randrange(100)}"]
-    args += ["-N", "1", "--exclusive"] if partition == "p4" else ["--gres=gpu:8"]
+    args += ["-N", "1", "--exclusive"] if partition in NODE_PARTITIONS else ["--gres=gpu:8"]
     args.append("--wrap=sleep 3600" if long else "--wrap=sleep 10")
     return args
 
@@ -69,6 +86,18 @@ def wait_running(env, count, timeout=60):
             return
         time.sleep(0.5)
     sys.exit(f"the {count} fill jobs did not all start within {timeout} s")
+
+
+def ctld_rss_mib(opts):
+    """slurmctld's resident memory (VmRSS), MiB; None when it cannot be read."""
+    try:
+        pid = (opts.cluster_dir / "run" / "slurmctld.pid").read_text().strip()
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def sdiag_means(env):
@@ -92,6 +121,7 @@ def measure(mode, jobs, seconds, opts):
     env.update(SHAREQ_CLUSTER_DIR=str(opts.cluster_dir), SHAREQ_BUILD_DIR=str(opts.build_dir),
                SHAREQ_PORT_BASE=str(opts.port_base),
                SHAREQ_STOCK="1" if mode == "stock" else "0",
+               SHAREQ_NODES=str(opts.nodes),
                # Both modes: a main cycle every 5 s besides event-driven ones, backfill every 5 s.
                # Slurm reads the first occurrence of a parameter, so --shareq-sched-params goes
                # first and overrides what tests/cluster adds.
@@ -99,23 +129,36 @@ def measure(mode, jobs, seconds, opts):
                    p for p in (opts.shareq_sched_params if mode == "shareq"
                                else opts.stock_sched_params,
                                "sched_interval=5,bf_interval=5") if p))
+    # Room for every pending job and the fill (Slurm's default MaxJobCount is 10,000).
+    if jobs + opts.nodes > 9000:
+        env["SHAREQ_MAX_JOB_COUNT"] = str(jobs + opts.nodes + 1000)
+    # Hundreds of slurmds register and the fill's prologs run on a 2-core machine: longer waits.
+    env.setdefault("SHAREQ_WAIT", str(max(60, opts.nodes)))
     start_cluster(env)
     rng = random.Random(42)
     try:
-        for args in fill_args(rng, opts.fill):
+        rss_idle = ctld_rss_mib(opts)
+        for args in fill_args(rng, opts.fill, opts.nodes):
             sbatch(env, to_stock(args) if mode == "stock" else args)
-        wait_running(env, 8)
+        wait_running(env, opts.nodes, timeout=max(60, opts.nodes))
         started = time.monotonic()
-        arg_lists = [job_args(rng, rng.choice(["p4", "p5"])) for _ in range(jobs)]
+        names = list(partitions(opts.nodes))
+        arg_lists = [job_args(rng, rng.choice(names)) for _ in range(jobs)]
         if mode == "stock":
             arg_lists = [to_stock(a) for a in arg_lists]
-        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        with concurrent.futures.ThreadPoolExecutor(opts.submit_threads) as pool:
             list(pool.map(lambda a: sbatch(env, a), arg_lists))
         submit_s = time.monotonic() - started
+        pending = len(run(["squeue", "-h", "-t", "PD", "-o", "%i"], env).stdout.split())
+        if pending != jobs:
+            sys.exit(f"{mode}: {pending} jobs pending after submitting {jobs}")
         run(["sdiag", "-r"], env)
         time.sleep(seconds)
         result = sdiag_means(env)
         result["submit_s"] = submit_s
+        result["rss_idle"] = rss_idle
+        result["rss_end"] = ctld_rss_mib(opts)
+        result["load"] = os.getloadavg()[0]
         return result
     finally:
         run(["scancel", "--user=root"], env, check=False)
@@ -137,6 +180,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=5000)
     parser.add_argument("--seconds", type=int, default=90)
+    parser.add_argument("--submit-threads", type=int, default=8,
+                        help="sbatch commands run at once while the queue fills (default 8)")
+    parser.add_argument("--nodes", type=int, default=8,
+                        help="the cluster's nodes: 8 (default), or 16 to 1024 in steps of 16")
     parser.add_argument("--build-dir", type=pathlib.Path, default=REPO / "build",
                         help="build tree whose plugins/ the cluster loads (default build/)")
     parser.add_argument("--cluster-dir", type=pathlib.Path, default=None,
@@ -144,7 +191,8 @@ def main():
     parser.add_argument("--fill", choices=["quota", "random"], default="quota",
                         help="the long jobs that fill the nodes (see QUOTA_FILL; default quota)")
     parser.add_argument("--port-base", type=int, default=16900,
-                        help="first of the 32 TCP ports the cluster takes (default 16900)")
+                        help="first of the TCP ports the cluster takes (32, and one per node "
+                        "beyond 8 nodes; default 16900)")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
     parser.add_argument("--shareq-sched-params", default="",
                         help="SchedulerParameters put first in shareq mode, e.g. "
@@ -153,20 +201,28 @@ def main():
                         help="SchedulerParameters added in stock mode, e.g. partition_job_depth=4 "
                         "to bound stock's main pass as shareq's recommended configuration does")
     opts = parser.parse_args()
+    if opts.nodes != 8 and not (16 <= opts.nodes <= 1024 and opts.nodes % 16 == 0):
+        parser.error(f"--nodes: {opts.nodes}: 8, or 16 to 1024 in steps of 16")
     if not set(opts.modes.split(",")) <= {"stock", "shareq"}:
         parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
     opts.build_dir = opts.build_dir.resolve()
     opts.cluster_dir = (opts.cluster_dir or opts.build_dir / "bench-cluster").resolve()
-    results = {mode: measure(mode, opts.jobs, opts.seconds, opts)
-               for mode in opts.modes.split(",")}
-    print(f"\n{opts.jobs} pending jobs, {opts.seconds} s of scheduling, 8 nodes (all busy), "
-          f"fill={opts.fill}; started = jobs started during the measurement\n")
+    results = {}
+    for mode in opts.modes.split(","):
+        results[mode] = measure(mode, opts.jobs, opts.seconds, opts)
+        # Each mode's figures as soon as they are taken: a later mode's failure keeps them.
+        print(f"{mode}: {results[mode]}", flush=True)
+    print(f"\n{opts.jobs} pending jobs, {opts.seconds} s of scheduling, {opts.nodes} nodes "
+          f"(all busy), fill={opts.fill}; started = jobs started during the measurement; "
+          f"slurmctld RSS before the fill and at the end; load = 1-min load average at the end\n")
     print(f"{'plugins':<8} {'main mean (us)':>15} {'main cycles':>12} "
-          f"{'backfill mean (us)':>19} {'bf cycles':>10} {'started':>8} {'submit (s)':>11}")
+          f"{'backfill mean (us)':>19} {'bf cycles':>10} {'started':>8} {'submit (s)':>11} "
+          f"{'RSS MiB':>13} {'load':>5}")
     for mode, r in results.items():
+        rss = f"{r['rss_idle'] or 0:.0f}->{r['rss_end'] or 0:.0f}"
         print(f"{mode:<8} {r['main_mean_us'] or 0:>15} {r['main_cycles']:>12} "
               f"{r['bf_mean_us'] or 0:>19} {r['bf_cycles']:>10} {r['started']:>8} "
-              f"{r['submit_s']:>11.1f}")
+              f"{r['submit_s']:>11.1f} {rss:>13} {r['load']:>5.1f}")
     if set(results) != {"stock", "shareq"}:
         return
     stock, shareq = results["stock"], results["shareq"]

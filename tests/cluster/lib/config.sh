@@ -5,6 +5,56 @@
 SHAREQ_PLUGIN_FILES=(libshareq_ctld.so select_shareq_cons_tres.so job_submit_shareq.so
   priority_shareq.so preempt_shareq.so spank_shareq.so shareq_node.so)
 
+# set_nodes COUNT: the cluster's nodes (NODES), partitions (PARTITIONS, the node list of each in
+# PARTITION_NODES) and the first slurmd port (NODE_PORT_BASE), from SHAREQ_NODES. 8 (the
+# default): p4n[1-4] and p5n[1-4], ports +4 .. +11. 16 to 1024 in steps of 16: four partitions
+# p4-p7 of COUNT/4 nodes each, ports +32 .. +32+COUNT-1 (beyond the srun range +16 .. +31).
+set_nodes() {
+  local count=$1 per p i
+  if ! [[ "$count" =~ ^[0-9]+$ ]] || { [ "$count" -ne 8 ] &&
+    { [ "$count" -lt 16 ] || [ "$count" -gt 1024 ] || [ $((count % 16)) -ne 0 ]; }; }; then
+    die "SHAREQ_NODES=$count is not a node count this cluster can start; allowed: 8 (the default)," \
+      "or 16 to 1024 in steps of 16 (four partitions of SHAREQ_NODES/4 nodes)"
+  fi
+  NODES=()
+  PARTITION_NODES=()
+  if [ "$count" -eq 8 ]; then
+    NODES=(p4n1 p4n2 p4n3 p4n4 p5n1 p5n2 p5n3 p5n4)
+    PARTITIONS=(p4 p5)
+    PARTITION_NODES=("p4n[1-4]" "p5n[1-4]")
+    NODE_PORT_BASE=$((PORT_BASE + 4)) # 8 nodes: +4 .. +11
+    return 0
+  fi
+  [ -z "${SHAREQ_CONF:-}" ] ||
+    die "SHAREQ_NODES=$count generates shareq.conf's families and shares for its four partitions;" \
+      "it cannot be combined with SHAREQ_CONF (unset one of them)"
+  per=$((count / 4))
+  PARTITIONS=(p4 p5 p6 p7)
+  for p in "${PARTITIONS[@]}"; do
+    for i in $(seq 1 "$per"); do NODES+=("${p}n$i"); done
+    PARTITION_NODES+=("${p}n[1-$per]")
+  done
+  NODE_PORT_BASE=$((PORT_BASE + 32))
+}
+
+# shareq.conf's Family= and Share= lines for the four partitions of a cluster of more than 8
+# nodes: p4 and p6 like the 8-node cluster's p4 (counted in nodes), p5 and p7 like its p5 (in
+# GPUs), each share's quota half of its family.
+scaled_families() {
+  local per=$((${#NODES[@]} / 4)) gpus p
+  gpus=$((per * GPUS_PER_NODE))
+  for p in p4 p6; do echo "Family=$p Partitions=$p Capacity=node=$per"; done
+  for p in p5 p7; do echo "Family=$p Partitions=$p Capacity=gres/gpu=$gpus"; done
+  for p in p4 p6; do
+    echo "Share=ProdExp1 Family=$p Quota=node=$((per / 2)) BorrowLimit=UNLIMITED"
+    echo "Share=ProdExp2 Family=$p Quota=node=$((per / 2)) BorrowLimit=node=$((per / 2)) LendLimit=100%"
+  done
+  for p in p5 p7; do
+    echo "Share=ProdExp2 Family=$p Quota=gres/gpu=$((gpus / 2))"
+    echo "Share=Research Family=$p Quota=gres/gpu=$((gpus / 2)) BorrowLimit=50%"
+  done
+}
+
 check_plugins() {
   [ -r "$SHAREQ_CONF_FILE" ] || die "SHAREQ_CONF=$SHAREQ_CONF_FILE is not readable"
   [ "$STOCK" = 1 ] && return 0
@@ -181,20 +231,26 @@ EOF
   write_epilog
   write_mailprog
   write_topologies
+  [ -z "${SHAREQ_MAX_JOB_COUNT:-}" ] || echo "MaxJobCount=$SHAREQ_MAX_JOB_COUNT" >>"$D/etc/slurm.conf"
   local i=0 n
   for n in "${NODES[@]}"; do
-    echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((NODE_PORT_BASE + i)) CPUs=16 RealMemory=64000 Gres=gpu:$GPUS_PER_NODE State=UNKNOWN" \
-      >>"$D/etc/slurm.conf"
+    echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$((NODE_PORT_BASE + i)) CPUs=16 RealMemory=64000 Gres=gpu:$GPUS_PER_NODE State=UNKNOWN"
     i=$((i + 1))
-  done
-  cat >>"$D/etc/slurm.conf" <<EOF
-PartitionName=p4 Nodes=p4n[1-4] Default=YES MaxTime=INFINITE State=UP
-PartitionName=p5 Nodes=p5n[1-4] MaxTime=INFINITE State=UP
-EOF
+  done >>"$D/etc/slurm.conf"
+  local default=" Default=YES"
+  for i in "${!PARTITIONS[@]}"; do
+    echo "PartitionName=${PARTITIONS[$i]} Nodes=${PARTITION_NODES[$i]}$default MaxTime=INFINITE State=UP"
+    default=""
+  done >>"$D/etc/slurm.conf"
 
+  local all_nodes
+  all_nodes=$(
+    IFS=,
+    echo "${PARTITION_NODES[*]}"
+  )
   cat >"$D/etc/gres.conf" <<EOF
 AutoDetect=off
-NodeName=p4n[1-4],p5n[1-4] Name=gpu File=$D/dev/gpu[0-$((GPUS_PER_NODE - 1))]
+NodeName=$all_nodes Name=gpu File=$D/dev/gpu[0-$((GPUS_PER_NODE - 1))]
 EOF
 
   if [ "$STOCK" = 1 ]; then
@@ -206,10 +262,19 @@ EOF
   # The image store and each node's image cache belong to this cluster: ImageStore is the
   # cluster's HTTP store, ImageCacheDir a directory per node (%n) under the cluster directory,
   # and so is ImageCacheMetricsFile.
+  # More than 8 nodes: the families and shares of the four partitions (scaled_families).
+  local conf_in=$SHAREQ_CONF_FILE
+  if [ "${#NODES[@]}" -gt 8 ]; then
+    conf_in=$D/etc/shareq.conf.in
+    {
+      grep -v -E '^(Family|Share)=' "$SHAREQ_CONF_FILE"
+      scaled_families
+    } >"$conf_in"
+  fi
   sed -e "s|^ImageStore=.*|ImageStore=http://127.0.0.1:$STORE_PORT|" \
     -e "s|^ImageCacheDir=.*|ImageCacheDir=$D/nodes/%n/images|" \
-    -e "/^Family=p5 /{/Hardware=/!s|\$| Hardware=gpus=$GPUS_PER_NODE,numa=2,cores=96|}" \
-    "$SHAREQ_CONF_FILE" >"$D/etc/shareq.conf"
+    -e "/^Family=p[57] /{/Hardware=/!s|\$| Hardware=gpus=$GPUS_PER_NODE,numa=2,cores=96|}" \
+    "$conf_in" >"$D/etc/shareq.conf"
   # Each node's image-cache metrics (the node exporter's textfile) beside its cache.
   grep -q '^ImageCacheMetricsFile=' "$D/etc/shareq.conf" ||
     echo "ImageCacheMetricsFile=$D/nodes/%n/shareq.prom" >>"$D/etc/shareq.conf"

@@ -115,11 +115,53 @@ start_slurmctld() {
   wait_for "slurmctld" scontrol ping || fail_with_log slurmctld "$D/log/slurmctld.log"
 }
 
+# One slurmd per node. Beyond 8 nodes (SHAREQ_NODES) they start in batches of 16 (on a 2-core
+# machine hundreds at once starve slurmctld while they register): each batch is waited for,
+# bounded, until every slurmd of it runs with its pid file, before the next starts.
 start_slurmds() {
-  local n
-  for n in "${NODES[@]}"; do
+  local n i batch=()
+  for i in "${!NODES[@]}"; do
+    n=${NODES[$i]}
     /usr/sbin/slurmd -N "$n" >/dev/null 2>&1 || fail_with_log "slurmd $n" "$D/log/slurmd-$n.log"
+    batch+=("$n")
+    if [ "${#batch[@]}" -ge 16 ] || [ "$i" -eq $((${#NODES[@]} - 1)) ]; then
+      if [ "${#NODES[@]}" -gt 8 ]; then
+        wait_for "slurmd ${batch[0]} .. ${batch[-1]} to start" slurmds_alive "${batch[@]}" ||
+          fail_with_log "slurmd ${batch[0]}" "$D/log/slurmd-${batch[0]}.log"
+      fi
+      batch=()
+    fi
   done
+}
+
+slurmds_alive() {
+  local n
+  for n in "$@"; do pid_alive "$D/run/slurmd-$n.pid" || return 1; done
+}
+
+# Stops every slurmd this cluster directory holds a pid file for (whatever SHAREQ_NODES says
+# now): SIGTERM to all, then a bounded wait for all, SIGKILL to those left.
+stop_slurmds() {
+  local f pids=() deadline pid
+  for f in "$D"/run/slurmd-*.pid; do
+    [ -e "$f" ] || continue
+    if pid_alive "$f"; then
+      pids+=("$(cat "$f")")
+      kill -TERM "${pids[-1]}" 2>/dev/null || true
+    fi
+  done
+  deadline=$((SECONDS + WAIT))
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null; do
+      if [ "$SECONDS" -ge "$deadline" ]; then
+        echo "cluster: slurmd (pid $pid) ignored SIGTERM for ${WAIT}s; killing it" >&2
+        kill -KILL "$pid" 2>/dev/null || true
+        break
+      fi
+      sleep 0.1
+    done
+  done
+  rm -f "$D"/run/slurmd-*.pid
 }
 
 all_nodes_idle() {
