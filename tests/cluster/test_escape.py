@@ -24,19 +24,11 @@ import stat
 import pytest
 
 from slurm import wait_until
-from test_warm_pools import end_pools, job_out, make_pool, node_log, publish, sbatch_out
+from test_warm_pools import (end_pools, job_out, make_pool, node_log, publish, sbatch_out,
+                             warm)  # noqa: F401 (warm: the fixture, shared)
 
 RAW_SUBMIT = "tests/cluster/raw_submit"
 NODES = ("p4n1", "p4n2", "p4n3", "p4n4")
-
-
-@pytest.fixture
-def warm(clean_queue):
-    """A clean queue and no warm pool left from an earlier test."""
-    c = clean_queue
-    end_pools(c)
-    yield c
-    c.cancel_all()
 
 
 def warm_root(c, node):

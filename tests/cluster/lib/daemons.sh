@@ -41,12 +41,9 @@ fail_with_log() {
   exit 1
 }
 
-stop_pidfile() {
-  local pidfile=$1 name=$2 pid deadline
-  pid_alive "$pidfile" || { rm -f "$pidfile"; return 0; }
-  pid=$(cat "$pidfile")
-  kill -TERM "$pid" 2>/dev/null || true
-  deadline=$((SECONDS + WAIT))
+# await_exit NAME PID DEADLINE: waits until PID has exited, SIGKILL at DEADLINE (in SECONDS).
+await_exit() {
+  local name=$1 pid=$2 deadline=$3
   while kill -0 "$pid" 2>/dev/null; do
     if [ "$SECONDS" -ge "$deadline" ]; then
       echo "cluster: $name (pid $pid) ignored SIGTERM for ${WAIT}s; killing it" >&2
@@ -55,6 +52,14 @@ stop_pidfile() {
     fi
     sleep 0.1
   done
+}
+
+stop_pidfile() {
+  local pidfile=$1 name=$2 pid
+  pid_alive "$pidfile" || { rm -f "$pidfile"; return 0; }
+  pid=$(cat "$pidfile")
+  kill -TERM "$pid" 2>/dev/null || true
+  await_exit "$name" "$pid" $((SECONDS + WAIT))
   rm -f "$pidfile"
 }
 
@@ -151,16 +156,7 @@ stop_slurmds() {
     fi
   done
   deadline=$((SECONDS + WAIT))
-  for pid in "${pids[@]}"; do
-    while kill -0 "$pid" 2>/dev/null; do
-      if [ "$SECONDS" -ge "$deadline" ]; then
-        echo "cluster: slurmd (pid $pid) ignored SIGTERM for ${WAIT}s; killing it" >&2
-        kill -KILL "$pid" 2>/dev/null || true
-        break
-      fi
-      sleep 0.1
-    done
-  done
+  for pid in "${pids[@]}"; do await_exit slurmd "$pid" "$deadline"; done
   rm -f "$D"/run/slurmd-*.pid
 }
 
