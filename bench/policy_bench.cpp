@@ -324,6 +324,7 @@ BENCHMARK(BM_PreemptionExposureFamilyOf10000NodesInGpus)->Unit(benchmark::kMicro
 // 0-8 GPUs free: the best fit for a 2-GPU job.
 void BM_BestFitOver10000Nodes(benchmark::State& state) {
   std::vector<NodeGpus> nodes;
+  nodes.reserve(kBigNodes);
   std::mt19937 rng(4);
   for (int i = 0; i < kBigNodes; ++i) {
     nodes.push_back({i, static_cast<int64_t>(rng() % (kGpusPerNode + 1))});
