@@ -109,15 +109,24 @@ Result<std::vector<warm::CacheEntry>> ImageCache::entries() const {
   return entries;
 }
 
-Result<std::vector<std::string>> ImageCache::evict(int64_t incoming, std::string_view keep) const {
-  const std::string lock_file = options_.cache_dir + "/locks/evict.lock";
-  Result<fs::FileLock> pass = fs::FileLock::acquire(lock_file, options_.lock_timeout_ms);
-  if (!pass) return pass.error();
+Result<fs::FileLock> ImageCache::eviction_pass() const {
+  return fs::FileLock::acquire(options_.cache_dir + "/locks/evict.lock", options_.lock_timeout_ms);
+}
+
+Result<std::vector<warm::CacheEntry>> ImageCache::entries_keeping(std::string_view keep) const {
   Result<std::vector<warm::CacheEntry>> list = entries();
   if (!list) return list.error();
   std::vector<warm::CacheEntry> all = std::move(list).value();
   for (warm::CacheEntry& entry : all) entry.pinned = entry.pinned || entry.digest == keep;
-  return apply_eviction(warm::plan_eviction(all, options_.capacity_bytes, incoming).evict);
+  return all;
+}
+
+Result<std::vector<std::string>> ImageCache::evict(int64_t incoming, std::string_view keep) const {
+  Result<fs::FileLock> pass = eviction_pass();
+  if (!pass) return pass.error();
+  Result<std::vector<warm::CacheEntry>> all = entries_keeping(keep);
+  if (!all) return all.error();
+  return apply_eviction(warm::plan_eviction(all.value(), options_.capacity_bytes, incoming).evict);
 }
 
 std::vector<std::string> ImageCache::apply_eviction(const std::vector<std::string>& plan) const {
@@ -134,18 +143,16 @@ std::vector<std::string> ImageCache::apply_eviction(const std::vector<std::strin
 
 ImageCache::DiskRoom ImageCache::make_disk_room(int64_t need, std::string_view keep) const {
   DiskRoom room;
-  const std::string lock_file = options_.cache_dir + "/locks/evict.lock";
-  Result<fs::FileLock> pass = fs::FileLock::acquire(lock_file, options_.lock_timeout_ms);
+  Result<fs::FileLock> pass = eviction_pass();
   struct statvfs vfs {};
   if (!pass || ::statvfs((options_.cache_dir + "/sha256").c_str(), &vfs) != 0) return room;
   room.free_bytes =
       static_cast<int64_t>(std::min<uint64_t>(uint64_t{vfs.f_bavail} * vfs.f_frsize, INT64_MAX));
-  Result<std::vector<warm::CacheEntry>> list = entries();
+  Result<std::vector<warm::CacheEntry>> list = entries_keeping(keep);
   if (!list) return room;
-  std::vector<warm::CacheEntry> all = std::move(list).value();
+  const std::vector<warm::CacheEntry>& all = list.value();
   int64_t cached = 0;
-  for (warm::CacheEntry& entry : all) {
-    entry.pinned = entry.pinned || entry.digest == keep;
+  for (const warm::CacheEntry& entry : all) {
     cached = entry.size > INT64_MAX - cached ? INT64_MAX : cached + entry.size;
   }
   // Room for `need` once the plan's images are gone: what they leave plus what is free.

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "config.hpp"
+#include "imagecache/fs_util.hpp"
 #include "imagecache/store.hpp"
 #include "result.hpp"
 #include "flags.hpp"
@@ -118,6 +119,9 @@ class ImageCache {
   };
   DiskRoom make_disk_room(int64_t need, std::string_view keep) const;
   std::vector<std::string> apply_eviction(const std::vector<std::string>& plan) const;
+  // The lock every eviction holds, and the cached images with `keep` counted as pinned.
+  Result<fs::FileLock> eviction_pass() const;
+  Result<std::vector<warm::CacheEntry>> entries_keeping(std::string_view keep) const;
   Result<bool> pin_locked(std::string_view digest, std::string_view holder) const;
 
   CacheOptions options_;
