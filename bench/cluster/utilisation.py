@@ -57,7 +57,8 @@ ReclaimAfter={reclaim_after}
 RECLAIM_AFTER_S = 16
 # Both modes run with sched_interval=5,bf_interval=5; tests/cluster/cluster adds what the README
 # recommends with shareq (bf_min_prio_reserve at the within-quota tier) in shareq mode only.
-SCHED_PARAMS = "sched_interval=5,bf_interval=5"
+BF_INTERVAL_S = 5
+SCHED_PARAMS = f"sched_interval=5,bf_interval={BF_INTERVAL_S}"
 # Each mode's private cluster (directory under build/, first TCP port); two at once with
 # --parallel. --slot K moves both (K * 100 ports up, directories suffixed -slotK), so that runs of
 # different time scales can share a machine.
@@ -112,9 +113,29 @@ class Cluster:
         os.unlink(self.conf)
 
 
-def play(cluster, jobs, dump_dir, results):
+def await_scheduler_cadence(env, mode, timeout_s=60):
+    """Waits until the controller has been up longer than bf_interval (sdiag's "Data since", the
+    time its statistics start: the controller's start or a later reset), so that the workload meets
+    Slurm's scheduling cadence as on a cluster that has been up a while. The backfill agent sleeps
+    bf_interval after slurmctld starts before its first pass; with --parallel the cluster started
+    second would otherwise meet the first burst that way while the first did not."""
+    settle_s = BF_INTERVAL_S + 1
+    deadline = time.monotonic() + timeout_s
+    while True:
+        since = re.search(r"Data since\s.*\((\d+)\)", run(["sdiag"], env).stdout)
+        # 0 until slurmctld's background thread first runs, moments after the start
+        if since and int(since.group(1)) > 0 and time.time() - int(since.group(1)) > settle_s:
+            return
+        if time.monotonic() > deadline:
+            sys.exit(f"{mode}: slurmctld not up {settle_s} s within {timeout_s} s (sdiag: "
+                     f"{since.group(0) if since else 'no Data since line'})")
+        time.sleep(0.5)
+
+
+def play(cluster, jobs, dump_dir, results, start_together=None):
     """Submits `jobs` on their schedule, waits for the queue to drain, and stores the runs (and,
-    with dump_dir, the files of one run) in results[mode]."""
+    with dump_dir, the files of one run) in results[mode]. With start_together (a barrier), the
+    first submission waits for the other modes' clusters to be ready too."""
     env, mode = cluster.env, cluster.mode
     stop_polling = threading.Event()
     poller = None
@@ -123,6 +144,9 @@ def play(cluster, jobs, dump_dir, results):
             env, os.path.join(dump_dir, f"utilisation-{mode}.queue"), stop_polling))
         poller.start()
     try:
+        await_scheduler_cadence(env, mode)
+        if start_together is not None:
+            start_together.wait(timeout=120)
         tiers = {}
         t0 = time.monotonic()
         for offset, tier, share, prio, gpus, runtime in jobs:
@@ -154,12 +178,13 @@ def play(cluster, jobs, dump_dir, results):
     results[mode] = runs
 
 
-def play_or_say_why(cluster, jobs, dump_dir, results):
+def play_or_say_why(cluster, jobs, dump_dir, results, start_together):
     """play() in a thread: what ended it early goes into results["MODE failed"]."""
     try:
-        play(cluster, jobs, dump_dir, results)
+        play(cluster, jobs, dump_dir, results, start_together)
     except (SystemExit, Exception) as e:  # noqa: BLE001 - reported by run_pair
-        results[f"{cluster.mode} failed"] = str(e)
+        results[f"{cluster.mode} failed"] = str(e) or type(e).__name__
+        start_together.abort()  # the other modes stop waiting for this one
 
 
 def poll_queue(env, path, stop):
@@ -442,7 +467,9 @@ def run_pair(index, seed, opts, modes, dump_root):
         for c in clusters:
             c.__enter__()
         try:
-            threads = [threading.Thread(target=play_or_say_why, args=(c, jobs, dump_dir, results))
+            together = threading.Barrier(len(clusters))
+            threads = [threading.Thread(target=play_or_say_why,
+                                        args=(c, jobs, dump_dir, results, together))
                        for c in clusters]
             for t in threads:
                 t.start()
