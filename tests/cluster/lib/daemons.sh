@@ -160,6 +160,26 @@ stop_slurmds() {
   rm -f "$D"/run/slurmd-*.pid
 }
 
+# Job steps of this cluster that outlived their slurmd (slurmd could not reach them, e.g. with
+# munged down): each slurmstepd listens on a UNIX socket in its node's spool directory under $D
+# (/proc/net/unix gives the socket's inode); the processes holding those sockets are killed.
+# Nothing outside $D is matched.
+stop_stray_steps() {
+  local inodes pid fd link
+  inodes=$(awk -v dir="$D/spool/" 'index($8, dir) == 1 { print "socket:[" $7 "]" }' /proc/net/unix)
+  [ -n "$inodes" ] || return 0
+  for pid in $(pgrep -x slurmstepd); do
+    for fd in /proc/"$pid"/fd/*; do
+      link=$(readlink "$fd" 2>/dev/null) || continue
+      if grep -qxF -- "$link" <<<"$inodes"; then
+        echo "cluster: killing slurmstepd $pid, left over from a node of $D" >&2
+        kill -KILL "$pid" 2>/dev/null || true
+        break
+      fi
+    done
+  done
+}
+
 all_nodes_idle() {
   local states
   states=$(sinfo -h -N -o '%T' | sort -u | tr '\n' ' ')
