@@ -16,10 +16,11 @@ job_submit/shareq; in shareq mode each job's spank_job_env holds exactly what `s
 (--gres=gpu:1, 2, 4 or 8); prodexp1 submits to p4, research to p5, prodexp2 to both. With 8 nodes
 most jobs are still pending when the burst ends.
 
-During the burst a probe (user alice) runs `squeue` and `sbatch -p p4 --wrap true` (real
-processes) one after the other, every --probe-interval s, and records how long each took. A
-probe sbatch that meets MaxJobCount would sleep and retry (sbatch does up to 15 times): it is
-stopped at its first "sleeping and retrying" and counted apart, its time to that refusal kept.
+During the burst two probes (user alice) run `squeue` and `sbatch -p p4 --wrap true` (real
+processes), each every --probe-interval s (or as soon as the last returned when it took longer),
+and record how long each took. A probe sbatch that meets MaxJobCount would sleep and retry
+(sbatch does up to 15 times): it is stopped at its first "sleeping and retrying" and counted
+apart, its time to that refusal kept.
 
 Printed per mode, side by side: jobs accepted, refused (by Slurm's message) and lost (accepted
 ids found neither in `squeue -t all` nor in sacct), the burst's duration and submit rate, the
@@ -52,6 +53,9 @@ SHARES = ["prodexp1", "prodexp2", "research"]
 PARTITIONS = {"prodexp1": ["p4"], "prodexp2": ["p4", "p5"], "research": ["p5"]}
 PROBE_USER = "alice"  # created by tests/cluster/cluster, an association under prodexp1
 RETRYING = "sleeping and retrying"  # sbatch's words when slurmctld answers "try again"
+# slurmctld.log lines counted after the burst: Slurm's refusal at MaxJobCount, and the words
+# logged when a client hung up mid-RPC (seen with a SIGPIPE'd sbatch in shareq mode before).
+LOG_LINES = ("MaxJobCount limit from slurm.conf reached", "Zero Bytes were transmitted or received")
 
 
 def burst_users(count):
@@ -124,15 +128,18 @@ def timed_sbatch(env, mode):
     return elapsed, "ok" if rc == 0 else f"failed (exit {rc}): {' '.join(errors)[-200:]}"
 
 
-def probe(env, mode, interval, stop, samples):
-    """Until stop: squeue, then sbatch, as PROBE_USER, every `interval` s."""
+def timed_squeue(env, _mode):
+    start = time.monotonic()
+    out = run(["squeue"], env, check=False, user=PROBE_USER)
+    return time.monotonic() - start, ("ok" if out.returncode == 0 else
+                                      f"failed (exit {out.returncode}): {out.stderr[-200:]}")
+
+
+def probe(env, mode, command, interval, stop, samples):
+    """Until stop: `command` (timed_squeue or timed_sbatch) as PROBE_USER, every `interval` s."""
     while True:
         start = time.monotonic()
-        out = run(["squeue"], env, check=False, user=PROBE_USER)
-        samples["squeue"].append((time.monotonic() - start,
-                                  "ok" if out.returncode == 0 else
-                                  f"failed (exit {out.returncode}): {out.stderr.strip()[-200:]}"))
-        samples["sbatch"].append(timed_sbatch(env, mode))
+        samples.append(command(env, mode))
         if stop.wait(max(0.0, interval - (time.monotonic() - start))):
             return
 
@@ -205,25 +212,34 @@ def measure(mode, env, opts, results):
     lines = workload(opts.jobs, users, opts.seed)
     rss_before = ctld_rss_mib(env)
     stop, samples = threading.Event(), {"squeue": [], "sbatch": []}
-    prober = threading.Thread(target=probe, args=(env, mode, opts.probe_interval, stop, samples))
-    prober.start()
+    probers = [threading.Thread(target=probe, args=(env, mode, command, opts.probe_interval,
+                                                    stop, samples[kind]))
+               for kind, command in (("squeue", timed_squeue), ("sbatch", timed_sbatch))]
+    for prober in probers:
+        prober.start()
     try:
         seconds, submitted = submit(env, mode, opts.build_dir, lines, opts.submitters)
     finally:
         stop.set()
-        prober.join()
+        for prober in probers:
+            prober.join()
     rss_after = ctld_rss_mib(env)
     pending = len(run(["squeue", "-h", "-t", "PD", "-o", "%i"], env).stdout.split())
+    accounts = collections.Counter(run(["squeue", "-h", "-t", "all", "-o", "%a"], env)
+                                   .stdout.split())
     accepted = [job for outcome, job, _ in submitted if outcome == "accepted"]
     refused = collections.Counter(msg for outcome, msg, _ in submitted if outcome == "refused")
     lost = lost_jobs(env, accepted)
+    log = (pathlib.Path(env["SHAREQ_CLUSTER_DIR"]) / "log" / "slurmctld.log").read_text(
+        errors="replace")
     for user, _ in users:
         run(["scancel", f"--user={user}"], env, check=False)
     results[mode] = {
-        "accepted": len(accepted), "refused": refused, "lost": lost, "seconds": seconds,
+        "submitted": len(submitted), "accepted": len(accepted), "refused": refused, "lost": lost, "seconds": seconds,
         "rate": len(submitted) / seconds if seconds else float("nan"),
         "submit_latency": [s for _, _, s in submitted],
-        "probes": samples, "rss_before": rss_before, "rss_after": rss_after, "pending": pending}
+        "probes": samples, "rss_before": rss_before, "rss_after": rss_after, "pending": pending,
+        "accounts": accounts, "log": {what: log.count(what) for what in LOG_LINES}}
     print(f"{mode}: {len(accepted)} accepted, {sum(refused.values())} refused, {len(lost)} lost, "
           f"{seconds:.1f} s", flush=True)
 
@@ -266,7 +282,7 @@ def table(results, modes, opts):
             return "n/a"
         return f"{percentile(s, 50):.3f}/{percentile(s, 99):.3f}/{max(s):.3f} ({len(s)})"
 
-    rows = [("jobs submitted", lambda r: str(r["accepted"] + sum(r["refused"].values()))),
+    rows = [("jobs submitted", lambda r: str(r["submitted"])),
             ("accepted", lambda r: str(r["accepted"])),
             ("refused", lambda r: str(sum(r["refused"].values()))),
             ("lost", lambda r: str(len(r["lost"]))),
@@ -293,6 +309,10 @@ def table(results, modes, opts):
     for m in modes:
         for message, count in results[m]["refused"].most_common():
             print(f"{m}: {count} refused with Slurm's message: {message}")
+        print(f"{m}: jobs in slurmctld by account: "
+              + ", ".join(f"{a} {n}" for a, n in sorted(results[m]["accounts"].items())))
+        for what, count in results[m]["log"].items():
+            print(f"{m}: slurmctld.log lines with \"{what}\": {count}")
         if results[m]["lost"]:
             print(f"{m}: LOST (accepted, found neither in squeue nor in sacct): "
                   f"{' '.join(results[m]['lost'][:50])}")
