@@ -235,7 +235,8 @@ def measure(mode, env, opts, results):
     for user, _ in users:
         run(["scancel", f"--user={user}"], env, check=False)
     results[mode] = {
-        "submitted": len(submitted), "accepted": len(accepted), "refused": refused, "lost": lost, "seconds": seconds,
+        "submitted": len(submitted), "accepted": len(accepted), "refused": refused, "lost": lost,
+        "seconds": seconds,
         "rate": len(submitted) / seconds if seconds else float("nan"),
         "submit_latency": [s for _, _, s in submitted],
         "probes": samples, "rss_before": rss_before, "rss_after": rss_after, "pending": pending,

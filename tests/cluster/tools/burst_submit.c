@@ -64,10 +64,19 @@ int main(int argc, char** argv) {
   }
   slurm_init(NULL);
   while (fgets(line, sizeof(line), stdin)) {
-    char partition[64], share[64], script[128], tres[64];
-    char env_share[96], env_prio[64], opt_share[128], opt_prio[128];
+    char partition[64];
+    char share[64];
+    char script[128];
+    char tres[64];
+    char env_share[96];
+    char env_prio[64];
+    char opt_share[128];
+    char opt_prio[128];
     char* spank_env[4];
-    unsigned exclusive, gpus, seconds, priority;
+    unsigned exclusive = 0;
+    unsigned gpus = 0;
+    unsigned seconds = 0;
+    unsigned priority = 0;
     job_desc_msg_t desc;
     submit_response_msg_t* resp = NULL;
     double start;
