@@ -109,7 +109,7 @@ def as_user(user):
 
 def timed_sbatch(env, mode):
     """One probe sbatch: (seconds, outcome) with outcome "ok", "queue full" (stopped at its first
-    retry) or "failed: STDERR"."""
+    retry) or "failed (exit N): STDERR"."""
     cmd = ["sbatch", "-o", "/dev/null", "-p", "p4", "--wrap=true"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, env=env, cwd="/tmp", stdin=subprocess.DEVNULL,
@@ -160,12 +160,12 @@ def submit(env, mode, build_dir, lines_by_user, submitters):
         for user, slots in per_user.items():
             for k, s in enumerate(slots):
                 chunks[s] = lines_by_user[user][k::len(slots)]
+        for _, s in files:
+            with open(os.path.join(tmp, f"jobs{s}"), "w") as f:
+                f.writelines(chunks[s])
         start = time.monotonic()
         for user, s in files:
-            path = os.path.join(tmp, f"jobs{s}")
-            with open(path, "w") as f:
-                f.writelines(chunks[s])
-            with open(path) as stdin:
+            with open(os.path.join(tmp, f"jobs{s}")) as stdin:
                 procs.append(subprocess.Popen(
                     [str(tool)] + (["-s"] if mode == "shareq" else []), env=env, cwd="/tmp",
                     stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -173,9 +173,12 @@ def submit(env, mode, build_dir, lines_by_user, submitters):
         outputs = [p.communicate() for p in procs]
         seconds = time.monotonic() - start
     results = []
-    for p, (out, err) in zip(procs, outputs):
+    for (_, s), p, (out, err) in zip(files, procs, outputs):
         if p.returncode != 0:
             sys.exit(f"{mode}: burst_submit failed (exit {p.returncode}): {err}")
+        if len(out.splitlines()) != len(chunks[s]):
+            sys.exit(f"{mode}: burst_submit answered {len(out.splitlines())} of its "
+                     f"{len(chunks[s])} jobs: {err}")
         for line in out.splitlines():
             outcome, rest = line.split(" ", 1)
             if outcome == "accepted":
