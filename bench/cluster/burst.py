@@ -228,8 +228,10 @@ def measure(mode, env, opts, results):
             prober.join()
     rss_after = ctld_rss_mib(env)
     pending = len(run(["squeue", "-h", "-t", "PD", "-o", "%i"], env).stdout.split())
-    accounts = collections.Counter(run(["squeue", "-h", "-t", "all", "-o", "%a"], env)
-                                   .stdout.split())
+    queue = [line.split() for line in run(["squeue", "-h", "-t", "all", "-o", "%a %T"], env)
+             .stdout.splitlines()]
+    accounts = collections.Counter(account for account, _ in queue)
+    states = collections.Counter(state for _, state in queue)
     accepted = [job for outcome, job, _ in submitted if outcome == "accepted"]
     refused = collections.Counter(msg for outcome, msg, _ in submitted if outcome == "refused")
     lost = lost_jobs(env, accepted)
@@ -243,7 +245,7 @@ def measure(mode, env, opts, results):
         "rate": len(submitted) / seconds if seconds else float("nan"),
         "submit_latency": [s for _, _, s in submitted],
         "probes": samples, "rss_before": rss_before, "rss_after": rss_after, "pending": pending,
-        "accounts": accounts, "log": {what: log.count(what) for what in LOG_LINES}}
+        "accounts": accounts, "states": states, "log": {what: log.count(what) for what in LOG_LINES}}
     print(f"{mode}: {len(accepted)} accepted, {sum(refused.values())} refused, {len(lost)} lost, "
           f"{seconds:.1f} s", flush=True)
 
@@ -315,6 +317,8 @@ def table(results, modes, opts):
             print(f"{m}: {count} refused with Slurm's message: {message}")
         print(f"{m}: jobs in slurmctld by account: "
               + ", ".join(f"{a} {n}" for a, n in sorted(results[m]["accounts"].items())))
+        print(f"{m}: jobs in slurmctld by state: "
+              + ", ".join(f"{a} {n}" for a, n in sorted(results[m]["states"].items())))
         for what, count in results[m]["log"].items():
             print(f"{m}: slurmctld.log lines with \"{what}\": {count}")
         if results[m]["lost"]:
