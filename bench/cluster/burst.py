@@ -76,13 +76,17 @@ def workload(jobs, users, seed):
     return lines
 
 
-def create_users(env, users):
-    """useradd the users that are missing; add each under its share in slurmdbd."""
+def create_users(users):
+    """useradd the users that are missing (once, before any cluster's thread starts)."""
     for user, _ in users:
         try:
             pwd.getpwnam(user)
         except KeyError:
-            run(["useradd", "--no-create-home", "--shell", "/bin/sh", user], env)
+            run(["useradd", "--no-create-home", "--shell", "/bin/sh", user], dict(os.environ))
+
+
+def add_associations(env, users):
+    """Adds each user under its share in the cluster's slurmdbd."""
     for share in SHARES:
         names = ",".join(u for u, s in users if s == share)
         if names:
@@ -211,7 +215,7 @@ def lost_jobs(env, accepted, timeout=120):
 def measure(mode, env, opts, results):
     """One mode's burst on its (started) cluster; results[mode] = its figures."""
     users = burst_users(opts.users)
-    create_users(env, users)
+    add_associations(env, users)
     lines = workload(opts.jobs, users, opts.seed)
     rss_before = ctld_rss_mib(env)
     stop, samples = threading.Event(), {"squeue": [], "sbatch": []}
@@ -379,6 +383,7 @@ def main():
     if not (opts.build_dir / "tests" / "cluster" / "burst_submit").exists():
         sys.exit(f"{opts.build_dir}/tests/cluster/burst_submit is missing: build the tree with "
                  "-DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON")
+    create_users(burst_users(opts.users))
     results = {}
     if opts.parallel:
         clusters = [Cluster(m, opts) for m in modes]
