@@ -1,9 +1,11 @@
-"""What the cluster benchmarks share: running a command, and a private test cluster."""
+"""What the cluster benchmarks share: running a command, private test clusters (one, or several
+at once), and slurmctld's memory."""
 
 import pathlib
 import pwd
 import subprocess
 import sys
+import threading
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "tests" / "cluster" / "cluster"
@@ -40,3 +42,33 @@ def start_cluster(env):
 
 def stop_cluster(env):
     run([str(CLUSTER), "down"], env, check=False)
+
+
+def run_clusters_at_once(clusters, work):
+    """Starts every cluster (context managers whose __enter__ starts one), runs work(cluster) for
+    each in a thread of its own, waits for all, and stops every cluster, also when one failed to
+    start."""
+    try:
+        for c in clusters:
+            c.__enter__()
+        threads = [threading.Thread(target=work, args=(c,)) for c in clusters]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        for c in clusters:
+            c.__exit__()
+
+
+def ctld_rss_mib(cluster_dir):
+    """The resident memory (VmRSS) of the slurmctld of the cluster in cluster_dir, MiB; None when
+    it cannot be read."""
+    try:
+        pid = (pathlib.Path(cluster_dir) / "run" / "slurmctld.pid").read_text().strip()
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None

@@ -47,7 +47,8 @@ import tempfile
 import threading
 import time
 
-from bench_cluster import REPO, percentile, run, start_cluster, stop_cluster
+from bench_cluster import (REPO, ctld_rss_mib, percentile, run, run_clusters_at_once,
+                           start_cluster, stop_cluster)
 
 SHARES = ["prodexp1", "prodexp2", "research"]
 PARTITIONS = {"prodexp1": ["p4"], "prodexp2": ["p4", "p5"], "research": ["p5"]}
@@ -92,18 +93,6 @@ def add_associations(env, users):
         if names:
             run(["sacctmgr", "-i", "add", "user", names, f"Account={share}",
                  f"DefaultAccount={share}"], env)
-
-
-def ctld_rss_mib(env):
-    """slurmctld's resident memory (VmRSS), MiB; None when it cannot be read."""
-    try:
-        pid = (pathlib.Path(env["SHAREQ_CLUSTER_DIR"]) / "run" / "slurmctld.pid").read_text()
-        for line in pathlib.Path(f"/proc/{pid.strip()}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return None
 
 
 def as_user(user):
@@ -217,7 +206,7 @@ def measure(mode, env, opts, results):
     users = burst_users(opts.users)
     add_associations(env, users)
     lines = workload(opts.jobs, users, opts.seed)
-    rss_before = ctld_rss_mib(env)
+    rss_before = ctld_rss_mib(env["SHAREQ_CLUSTER_DIR"])
     stop, samples = threading.Event(), {"squeue": [], "sbatch": []}
     probers = [threading.Thread(target=probe, args=(env, mode, command, opts.probe_interval,
                                                     stop, samples[kind]))
@@ -230,7 +219,7 @@ def measure(mode, env, opts, results):
         stop.set()
         for prober in probers:
             prober.join()
-    rss_after = ctld_rss_mib(env)
+    rss_after = ctld_rss_mib(env["SHAREQ_CLUSTER_DIR"])
     pending = len(run(["squeue", "-h", "-t", "PD", "-o", "%i"], env).stdout.split())
     queue = [line.split() for line in run(["squeue", "-h", "-t", "all", "-o", "%a %T"], env)
              .stdout.splitlines()]
@@ -386,19 +375,8 @@ def main():
     create_users(burst_users(opts.users))
     results = {}
     if opts.parallel:
-        clusters = [Cluster(m, opts) for m in modes]
-        try:
-            for c in clusters:
-                c.__enter__()
-            threads = [threading.Thread(target=measure_or_say_why, args=(c, opts, results))
-                       for c in clusters]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        finally:
-            for c in clusters:
-                c.__exit__()
+        run_clusters_at_once([Cluster(m, opts) for m in modes],
+                             lambda c: measure_or_say_why(c, opts, results))
     else:
         for mode in modes:
             with Cluster(mode, opts) as c:

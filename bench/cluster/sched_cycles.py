@@ -27,7 +27,7 @@ import re
 import sys
 import time
 
-from bench_cluster import REPO, run, start_cluster, stop_cluster
+from bench_cluster import REPO, ctld_rss_mib, run, start_cluster, stop_cluster
 SHARES = {"p4": ["prodexp1", "prodexp2"], "p5": ["prodexp2", "research"],
           "p6": ["prodexp1", "prodexp2"], "p7": ["prodexp2", "research"]}
 NODE_PARTITIONS = ("p4", "p6")  # counted in nodes: whole-node jobs; p5 and p7 in GPUs
@@ -88,18 +88,6 @@ def wait_running(env, count, timeout=60):
     sys.exit(f"the {count} fill jobs did not all start within {timeout} s")
 
 
-def ctld_rss_mib(opts):
-    """slurmctld's resident memory (VmRSS), MiB; None when it cannot be read."""
-    try:
-        pid = (opts.cluster_dir / "run" / "slurmctld.pid").read_text().strip()
-        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except (OSError, ValueError):
-        pass
-    return None
-
-
 def sdiag_means(env):
     text = run(["sdiag"], env).stdout
     main = re.search(r"Main schedule statistics.*?Mean cycle:\s+(\d+)", text, re.S)
@@ -137,7 +125,7 @@ def measure(mode, jobs, seconds, opts):
     start_cluster(env)
     rng = random.Random(42)
     try:
-        rss_idle = ctld_rss_mib(opts)
+        rss_idle = ctld_rss_mib(opts.cluster_dir)
         for args in fill_args(rng, opts.fill, opts.nodes):
             sbatch(env, to_stock(args) if mode == "stock" else args)
         wait_running(env, opts.nodes, timeout=max(60, opts.nodes))
@@ -157,7 +145,7 @@ def measure(mode, jobs, seconds, opts):
         result = sdiag_means(env)
         result["submit_s"] = submit_s
         result["rss_idle"] = rss_idle
-        result["rss_end"] = ctld_rss_mib(opts)
+        result["rss_end"] = ctld_rss_mib(opts.cluster_dir)
         result["load"] = os.getloadavg()[0]
         return result
     finally:

@@ -35,7 +35,8 @@ import threading
 import time
 from datetime import datetime
 
-from bench_cluster import REPO, percentile, run, start_cluster, stop_cluster
+from bench_cluster import (REPO, percentile, run, run_clusters_at_once, start_cluster,
+                           stop_cluster)
 CAPACITY_GPUS = 32
 GPUS_PER_NODE = 8
 FAMILY_NODES = [f"p5n{i}" for i in range(1, 5)]
@@ -464,20 +465,9 @@ def run_pair(index, seed, opts, modes, dump_root):
     if opts.parallel:
         clusters = [Cluster(m, opts.shareq_sched_params, opts.reclaim_after, opts.slot,
                             opts.conf_line) for m in order]
-        for c in clusters:
-            c.__enter__()
-        try:
-            together = threading.Barrier(len(clusters))
-            threads = [threading.Thread(target=play_or_say_why,
-                                        args=(c, jobs, dump_dir, results, together))
-                       for c in clusters]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-        finally:
-            for c in clusters:
-                c.__exit__()
+        together = threading.Barrier(len(clusters))
+        run_clusters_at_once(clusters,
+                             lambda c: play_or_say_why(c, jobs, dump_dir, results, together))
     else:
         for mode in order:
             with Cluster(mode, opts.shareq_sched_params, opts.reclaim_after, opts.slot,
