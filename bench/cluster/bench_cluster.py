@@ -1,24 +1,32 @@
 """What the cluster benchmarks share: running a command, private test clusters (one, or several
-at once), and slurmctld's memory."""
+at once), slurmctld's memory, and submitting many jobs fast (burst_submit)."""
 
+import os
 import pathlib
 import pwd
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CLUSTER = REPO / "tests" / "cluster" / "cluster"
 
 
+def as_user(user):
+    """subprocess keyword arguments that run a command as `user` (a login name; None: the
+    caller)."""
+    if user is None:
+        return {}
+    entry = pwd.getpwnam(user)
+    return dict(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
+
+
 def run(cmd, env, check=True, user=None):
     """Runs cmd (as `user`, a login name, when given; else as the caller); with check, a failure
     ends the benchmark with the command's stderr."""
-    as_user = {}
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        as_user = dict(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, **as_user)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, **as_user(user))
     if check and out.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed (exit status {out.returncode}): {out.stderr}")
     return out
@@ -72,3 +80,44 @@ def ctld_rss_mib(cluster_dir):
     except (OSError, ValueError):
         pass
     return None
+
+
+def burst_submit(env, build_dir, chunks, shareq_mode, label=""):
+    """Submits jobs through tests/cluster/tools/burst_submit (libslurm's slurm_submit_batch_job,
+    the call sbatch makes, without one process start per job), one process per (user, lines) of
+    `chunks`, all at once; user None submits as the caller. Each line: PARTITION EXCLUSIVE GPUS
+    SECONDS SHARE PRIORITY. shareq_mode: each job carries what `sbatch --share --share-priority`
+    puts in its spank_job_env; else the share is its account. Returns (seconds, [(outcome, job
+    id or message, seconds)]) over all lines; a submitter that fails ends the benchmark."""
+    tool = pathlib.Path(build_dir) / "tests" / "cluster" / "burst_submit"
+    procs = []
+    with tempfile.TemporaryDirectory(prefix="burst-") as tmp:
+        os.chmod(tmp, 0o755)
+        for i, (_, lines) in enumerate(chunks):
+            with open(os.path.join(tmp, f"jobs{i}"), "w") as f:
+                f.writelines(lines)
+        start = time.monotonic()
+        for i, (user, _) in enumerate(chunks):
+            with open(os.path.join(tmp, f"jobs{i}")) as stdin:
+                procs.append(subprocess.Popen(
+                    [str(tool)] + (["-s"] if shareq_mode else []), env=env, cwd="/tmp",
+                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    **as_user(user)))
+        outputs = [p.communicate() for p in procs]
+        seconds = time.monotonic() - start
+    results = []
+    for (_, lines), p, (out, err) in zip(chunks, procs, outputs):
+        if p.returncode != 0:
+            sys.exit(f"{label}: burst_submit failed (exit {p.returncode}): {err}")
+        if len(out.splitlines()) != len(lines):
+            sys.exit(f"{label}: burst_submit answered {len(out.splitlines())} of its "
+                     f"{len(lines)} jobs: {err}")
+        for line in out.splitlines():
+            outcome, rest = line.split(" ", 1)
+            if outcome == "accepted":
+                job, latency = rest.split()
+                results.append(("accepted", job, float(latency)))
+            else:
+                latency, message = rest.split(" ", 1)
+                results.append(("refused", message, float(latency)))
+    return seconds, results

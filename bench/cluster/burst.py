@@ -25,7 +25,8 @@ apart, its time to that refusal kept.
 Printed per mode, side by side: jobs accepted, refused (by Slurm's message) and lost (accepted
 ids found neither in `squeue -t all` nor in sacct), the burst's duration and submit rate, the
 submitters' own call latency, the probes' P50/P99/max, slurmctld's VmRSS before and after the
-burst, and shareq's memory per pending job = ((shareq after - before) - (stock after - before))
+burst (after: once slurmdbd has caught up, the DBD agent queue empty, waited for up to 120 s),
+and shareq's memory per pending job = ((shareq after - before) - (stock after - before))
 / shareq's pending jobs. Figures only; nothing is asserted.
 
 Usage: bench/cluster/burst.py [--jobs 20000] [--users 10] [--submitters 10] [--modes stock,shareq]
@@ -43,12 +44,11 @@ import pwd
 import random
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
-from bench_cluster import (REPO, ctld_rss_mib, percentile, run, run_clusters_at_once,
-                           start_cluster, stop_cluster)
+from bench_cluster import (REPO, as_user, burst_submit, ctld_rss_mib, percentile, run,
+                           run_clusters_at_once, start_cluster, stop_cluster)
 
 SHARES = ["prodexp1", "prodexp2", "research"]
 PARTITIONS = {"prodexp1": ["p4"], "prodexp2": ["p4", "p5"], "research": ["p5"]}
@@ -95,11 +95,6 @@ def add_associations(env, users):
                  f"DefaultAccount={share}"], env)
 
 
-def as_user(user):
-    entry = pwd.getpwnam(user)
-    return dict(user=entry.pw_uid, group=entry.pw_gid, extra_groups=[])
-
-
 def timed_sbatch(env, mode):
     """One probe sbatch: (seconds, outcome) with outcome "ok", "queue full" (stopped at its first
     retry) or "failed (exit N): STDERR"."""
@@ -138,49 +133,15 @@ def probe(env, mode, command, interval, stop, samples):
 
 
 def submit(env, mode, build_dir, lines_by_user, submitters):
-    """Runs the submitters at once; returns (seconds, [(outcome, job id or message, seconds)])."""
-    tool = build_dir / "tests" / "cluster" / "burst_submit"
+    """Runs the submitters at once, each user's jobs dealt in turn to that user's submitters;
+    returns (seconds, [(outcome, job id or message, seconds)])."""
     users = list(lines_by_user)
-    procs = []
-    with tempfile.TemporaryDirectory(prefix="burst-") as tmp:
-        os.chmod(tmp, 0o755)
-        files = [(users[s % len(users)], s) for s in range(submitters)]
-        # Each user's jobs, dealt in turn to that user's submitters.
-        per_user = collections.defaultdict(list)
-        for user, s in files:
-            per_user[user].append(s)
-        chunks = {}
-        for user, slots in per_user.items():
-            for k, s in enumerate(slots):
-                chunks[s] = lines_by_user[user][k::len(slots)]
-        for _, s in files:
-            with open(os.path.join(tmp, f"jobs{s}"), "w") as f:
-                f.writelines(chunks[s])
-        start = time.monotonic()
-        for user, s in files:
-            with open(os.path.join(tmp, f"jobs{s}")) as stdin:
-                procs.append(subprocess.Popen(
-                    [str(tool)] + (["-s"] if mode == "shareq" else []), env=env, cwd="/tmp",
-                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                    **as_user(user)))
-        outputs = [p.communicate() for p in procs]
-        seconds = time.monotonic() - start
-    results = []
-    for (_, s), p, (out, err) in zip(files, procs, outputs):
-        if p.returncode != 0:
-            sys.exit(f"{mode}: burst_submit failed (exit {p.returncode}): {err}")
-        if len(out.splitlines()) != len(chunks[s]):
-            sys.exit(f"{mode}: burst_submit answered {len(out.splitlines())} of its "
-                     f"{len(chunks[s])} jobs: {err}")
-        for line in out.splitlines():
-            outcome, rest = line.split(" ", 1)
-            if outcome == "accepted":
-                job, latency = rest.split()
-                results.append(("accepted", job, float(latency)))
-            else:
-                latency, message = rest.split(" ", 1)
-                results.append(("refused", message, float(latency)))
-    return seconds, results
+    slots = collections.defaultdict(list)
+    for s in range(submitters):
+        slots[users[s % len(users)]].append(s)
+    chunks = [(user, lines_by_user[user][k::len(mine)])
+              for user, mine in slots.items() for k in range(len(mine))]
+    return burst_submit(env, build_dir, chunks, mode == "shareq", label=mode)
 
 
 def found_ids(env):
@@ -201,6 +162,25 @@ def lost_jobs(env, accepted, timeout=120):
         time.sleep(2)
 
 
+def dbd_agent_queue(env):
+    """sdiag's "DBD Agent queue size": accounting messages slurmctld holds in memory for slurmdbd
+    (None when sdiag does not say)."""
+    for line in run(["sdiag"], env, check=False).stdout.splitlines():
+        if line.startswith("DBD Agent queue size:"):
+            return int(line.split(":")[1])
+    return None
+
+
+def settled_rss_mib(env, timeout=120):
+    """slurmctld's RSS once slurmdbd has caught up (the DBD agent queue empty; bounded), so that
+    the messages slurmctld queues for a slurmdbd behind the burst are not counted as the
+    plugins' memory. Returns (RSS MiB, the queue's size when it was read)."""
+    deadline = time.monotonic() + timeout
+    while (queued := dbd_agent_queue(env)) and time.monotonic() < deadline:
+        time.sleep(1)
+    return ctld_rss_mib(env["SHAREQ_CLUSTER_DIR"]), queued
+
+
 def measure(mode, env, opts, results):
     """One mode's burst on its (started) cluster; results[mode] = its figures."""
     users = burst_users(opts.users)
@@ -219,7 +199,7 @@ def measure(mode, env, opts, results):
         stop.set()
         for prober in probers:
             prober.join()
-    rss_after = ctld_rss_mib(env["SHAREQ_CLUSTER_DIR"])
+    rss_after, dbd_queue = settled_rss_mib(env)
     pending = len(run(["squeue", "-h", "-t", "PD", "-o", "%i"], env).stdout.split())
     queue = [line.split() for line in run(["squeue", "-h", "-t", "all", "-o", "%a %T"], env)
              .stdout.splitlines()]
@@ -237,7 +217,8 @@ def measure(mode, env, opts, results):
         "seconds": seconds,
         "rate": len(submitted) / seconds if seconds else float("nan"),
         "submit_latency": [s for _, _, s in submitted],
-        "probes": samples, "rss_before": rss_before, "rss_after": rss_after, "pending": pending,
+        "probes": samples, "rss_before": rss_before, "rss_after": rss_after, "dbd_queue": dbd_queue,
+        "pending": pending,
         "accounts": accounts, "states": states, "log": {what: log.count(what) for what in LOG_LINES}}
     print(f"{mode}: {len(accepted)} accepted, {sum(refused.values())} refused, {len(lost)} lost, "
           f"{seconds:.1f} s", flush=True)
@@ -297,6 +278,7 @@ def table(results, modes, opts):
                                                  if o not in ("ok", "queue full")))),
             ("slurmctld RSS before (MiB)", lambda r: mib(r["rss_before"])),
             ("slurmctld RSS after (MiB)", lambda r: mib(r["rss_after"])),
+            ("DBD agent queue then", lambda r: str(r["dbd_queue"])),
             ("pending after the burst", lambda r: str(r["pending"]))]
     print(f"\n{opts.jobs} jobs from {opts.users} users over {len(SHARES)} shares, "
           f"{opts.submitters} submitters, MaxJobCount={opts.max_job_count}, "

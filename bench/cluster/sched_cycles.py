@@ -2,8 +2,10 @@
 """Scheduler cycle times with shareq's plugins against Slurm's stock plugins, in one run.
 
 For each mode (stock: select/cons_tres + priority/multifactor + preempt/qos; shareq: shareq's
-plugins) it starts a private test cluster, fills every node with a long job, submits N pending
-jobs spread over the shares, partitions and priorities, lets slurmctld schedule for a while, and
+plugins) it starts a private test cluster, fills every node with a long job (sbatch), submits N
+pending jobs spread over the shares, partitions and priorities (--submit-threads processes of
+tests/cluster/tools/burst_submit: sbatch's call without a process start per job, so that 20,000
+jobs take minutes, not the better part of an hour), lets slurmctld schedule for a while, and
 reads the main and backfill scheduler's cycle statistics from `sdiag`. Prints one table.
 
 With --nodes beyond 8 (tests/cluster/cluster's SHAREQ_NODES: four partitions p4-p7 of N/4 nodes,
@@ -19,7 +21,6 @@ Usage: bench/cluster/sched_cycles.py [--jobs 5000] [--seconds 90] [--nodes 8] [-
 """
 
 import argparse
-import concurrent.futures
 import os
 import pathlib
 import random
@@ -27,7 +28,7 @@ import re
 import sys
 import time
 
-from bench_cluster import REPO, ctld_rss_mib, run, start_cluster, stop_cluster
+from bench_cluster import REPO, burst_submit, ctld_rss_mib, run, start_cluster, stop_cluster
 SHARES = {"p4": ["prodexp1", "prodexp2"], "p5": ["prodexp2", "research"],
           "p6": ["prodexp1", "prodexp2"], "p7": ["prodexp2", "research"]}
 NODE_PARTITIONS = ("p4", "p6")  # counted in nodes: whole-node jobs; p5 and p7 in GPUs
@@ -76,6 +77,14 @@ def job_args(rng, partition, long=False):
     args += ["-N", "1", "--exclusive"] if partition in NODE_PARTITIONS else ["--gres=gpu:8"]
     args.append("--wrap=sleep 3600" if long else "--wrap=sleep 10")
     return args
+
+
+def job_line(rng, partition):
+    """The pending job job_args would make, as a line of burst_submit's input: `sleep 10`."""
+    share = rng.choice(SHARES[partition])
+    priority = rng.randrange(100)
+    exclusive, gpus = (1, 0) if partition in NODE_PARTITIONS else (0, 8)
+    return f"{partition} {exclusive} {gpus} 10 {share} {priority}\n"
 
 
 def wait_running(env, count, timeout=60):
@@ -131,12 +140,13 @@ def measure(mode, jobs, seconds, opts):
         wait_running(env, opts.nodes, timeout=max(60, opts.nodes))
         started = time.monotonic()
         names = list(partitions(opts.nodes))
-        arg_lists = [job_args(rng, rng.choice(names)) for _ in range(jobs)]
-        if mode == "stock":
-            arg_lists = [to_stock(a) for a in arg_lists]
-        with concurrent.futures.ThreadPoolExecutor(opts.submit_threads) as pool:
-            list(pool.map(lambda a: sbatch(env, a), arg_lists))
+        lines = [job_line(rng, rng.choice(names)) for _ in range(jobs)]
+        chunks = [(None, lines[k::opts.submit_threads]) for k in range(opts.submit_threads)]
+        _, submitted = burst_submit(env, opts.build_dir, chunks, mode == "shareq", label=mode)
         submit_s = time.monotonic() - started
+        refused = [message for outcome, message, _ in submitted if outcome == "refused"]
+        if refused:
+            sys.exit(f"{mode}: {len(refused)} of {jobs} jobs refused, e.g. {refused[0]}")
         pending = len(run(["squeue", "-h", "-t", "PD", "-o", "%i"], env).stdout.split())
         if pending != jobs:
             sys.exit(f"{mode}: {pending} jobs pending after submitting {jobs}")
@@ -169,7 +179,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=5000)
     parser.add_argument("--seconds", type=int, default=90)
     parser.add_argument("--submit-threads", type=int, default=8,
-                        help="sbatch commands run at once while the queue fills (default 8)")
+                        help="submitting processes at once while the queue fills (default 8)")
     parser.add_argument("--nodes", type=int, default=8,
                         help="the cluster's nodes: 8 (default), or 16 to 1024 in steps of 16")
     parser.add_argument("--build-dir", type=pathlib.Path, default=REPO / "build",
