@@ -9,7 +9,8 @@ consistent snapshot):
              in KillWait or its epilog is COMPLETING, which holds nothing of the family.
   quota      no share is reclaimed below its quota: the jobs of a share that stop running
              between two samples with `preempted by job N (reclaim)` in their SystemComment
-             leave the share, in that family, at least its quota.
+             leave the share, in that family, at least its quota (counting a job of the share
+             that started between the two samples before the reclaim, by slurmctld's log).
   lost       every job the test submitted (register()) is known to slurmctld (MinJobAge=600
              keeps ended jobs) or, at the end (final_check()), to slurmdbd in a terminal state,
              or still pending or running.
@@ -18,6 +19,8 @@ consistent snapshot):
              and none runs while slurmctld says the job is pending, except for up to
              RECOVERY_GRACE seconds after slurmctld was restarted (Slurm's own recovery of a job
              whose start the crash lost: see check_jobs; such jobs are counted and reported).
+             Only scripts seen both just before and just after the snapshot count: a job that
+             starts between the snapshot and the process scan is not one running while pending.
   loop       no job is preempted more than MAX_PREEMPTIONS times within LOOP_WINDOW seconds
              (Restarts, counted as it grows).
   cache      every file in each node's image cache (NODE/images/sha256/DIGEST) hashes to its
@@ -30,7 +33,6 @@ Samples taken while slurmctld does not answer (a fault stopped it) are counted, 
 import collections
 import datetime
 import hashlib
-import os
 import pathlib
 import re
 import stat
@@ -140,6 +142,8 @@ class Checker:
     def _log_times(self, job_id, what):
         """Wall-clock times of slurmctld's log lines saying WHAT about the job."""
         pattern = {"allocated": f"Allocate JobId={job_id} ",
+                   "backfilled": f"_start_job: Started JobId={job_id} ",
+                   "reclaimed": f"preempts JobId={job_id} (reclaim)",
                    "submitted": f"_slurm_rpc_submit_batch_job: JobId={job_id} "}[what]
         times = []
         with open(self.c.dir / "log" / "slurmctld.log", errors="replace") as f:
@@ -160,6 +164,28 @@ class Checker:
         with self.lock:
             self.crash_window.setdefault((kind, job_id), what)
         return True
+
+    def started_before_reclaim(self, key, victims, running, before_running, families):
+        """What the share (account, family) KEY started between two samples before the first of
+        its VICTIMS was reclaimed (slurmctld's log orders the two within the half second): such a
+        job was running when the reclaim was decided, though the earlier sample did not see it."""
+        account, family = key
+        partitions, unit, _ = families[family]
+        # Each victim's latest reclaim is this one (a job may have been a victim before).
+        reclaimed = [max(times) for times in (self._log_times(v, "reclaimed") for v in victims)
+                     if times]
+        if not reclaimed:
+            return 0
+        first_reclaim = min(reclaimed)
+        started = 0
+        for job_id, job in running.items():
+            if (job_id in before_running or job.get("Partition") not in partitions
+                    or job.get("Account", "").lower() != account):
+                continue
+            starts = self._log_times(job_id, "allocated") + self._log_times(job_id, "backfilled")
+            if starts and max(starts) <= first_reclaim:
+                started += alloc(job, unit)
+        return started
 
     def violate(self, what):
         with self.lock:
@@ -224,8 +250,12 @@ class Checker:
     def sample(self):
         with self.lock:
             submitted = set(self.submitted)  # before the snapshot: all of them are in it
+        # Job scripts seen before and after the snapshot: a job that starts, or whose script
+        # ends, while the snapshot is taken is not taken for one that runs while pending.
+        procs_before = self.job_processes()
         records = self.jobs()
         procs = self.job_processes()
+        procs = collections.Counter({j: n for j, n in procs.items() if j in procs_before})
         with self.lock:
             self.samples += 1
             if records is None:
@@ -275,6 +305,7 @@ class Checker:
                  and self.last_restart >= self.previous.get("at", now))
         if before_use is not None and not stale:
             taken = collections.Counter()
+            victims = collections.defaultdict(list)
             for job_id, old in before_running.items():
                 new = jobs.get(job_id)
                 if new is None or new["JobState"] in HOLDING:
@@ -289,9 +320,13 @@ class Checker:
                 for family, (partitions, unit, _) in families.items():
                     if old.get("Partition") in partitions:
                         taken[(old.get("Account", "").lower(), family)] += alloc(old, unit)
+                        victims[(old.get("Account", "").lower(), family)].append(job_id)
             for key, amount in taken.items():
                 quota = quotas.get(key, (None, 0))[1]
                 left = before_use[key] - amount
+                if left < quota:
+                    left += self.started_before_reclaim(key, victims[key], running,
+                                                        before_running, families)
                 if left < quota:
                     self.violate(f"quota: share {key[0]} reclaimed in {key[1]} to {left} "
                                  f"(ran {before_use[key]}, quota {quota})")

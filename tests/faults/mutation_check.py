@@ -14,7 +14,6 @@ import pathlib
 import random
 import subprocess
 import sys
-import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "cluster"), str(HERE)]

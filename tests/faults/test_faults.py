@@ -5,12 +5,13 @@ sleeps are the faults' random moments, not waits for a condition.
 """
 
 import os
+import re
 import signal
 import subprocess
 import time
 
 from invariants import TERMINAL
-from slurm import wait_until
+from slurm import WaitTimeout, wait_until
 
 STATE_FILES = ("shareq_usage", "shareq_warm_pools", "shareq_reclaim_claims")
 STATE_DAMAGE = ("truncated", "empty", "garbage", "unwritable")
@@ -70,17 +71,51 @@ def wait_scheduling(c, storm, timeout=120):
                ("RUNNING", "COMPLETING", "COMPLETED"), timeout=timeout)
 
 
+# What slurmctld logs when a reclaim preempts a job, and when it starts one (main pass,
+# backfill) or reclaims.
+RECLAIMED_LOG = re.compile(r"preempts JobId=\d+ \(reclaim\)")
+SCHEDULED = re.compile(r"sched: Allocate JobId=|_start_job: Started JobId=|"
+                       + RECLAIMED_LOG.pattern)
+
+
+def wait_scheduled_since(c, offset, timeout=120):
+    """Waits until slurmctld, in its log from OFFSET on, starts a job or reclaims: it schedules
+    again after a restart. When it does not, prints each job's state, node and reason and each
+    node's state first (what a stall is made of)."""
+    try:
+        wait_until("slurmctld to start a job or reclaim after the restart",
+                   lambda: SCHEDULED.search(log_since(c, offset)), timeout=timeout)
+    except WaitTimeout:
+        for cmd in (["squeue", "-t", "all", "-o", "%i %u %a %P %T %S %N %b %r"],
+                    ["sinfo", "-N", "-o", "%N %T %E"]):
+            print(c.run(cmd).stdout)
+        raise
+
+
 def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
     """kill -9 of slurmctld at random moments of the storm, started again as the harness does:
-    no job lost, none running twice, capacity and quotas kept, and reclaims go on after."""
+    no job lost, none running twice, capacity and quotas kept; after each restart slurmctld
+    schedules again, and reclaims go on after the kills.
+
+    Each round waits for a start or a reclaim, not for a reclaim: Slurm's crash window (a job
+    whose end the kill lost comes back RUNNING and holds its node until the node registers
+    again; a job id given twice drains a node with "Duplicate jobid") takes capacity from the
+    storm round by round, until every borrower left running may be within its share's quota and
+    nothing is left to reclaim (seen in a 50-round soak, docs/reliability.md)."""
     c, checker, storm = checked
+    reclaims_at_first_kill = None
     for r, reclaims in storm_rounds(checked, rounds, rng, 8.0):
+        if reclaims_at_first_kill is None:
+            reclaims_at_first_kill = reclaims
         kill9_slurmctld(c, checker)
         time.sleep(rng.uniform(0.0, 3.0))
+        offset = log_size(c)
         c.restart_slurmctld()
         checker.ctld_restarted()
         print(f"round {r + 1}: slurmctld killed and started again")
-        wait_reclaims(checker, reclaims)
+        wait_scheduled_since(c, offset)
+    if reclaims_at_first_kill is not None:
+        wait_reclaims(checker, reclaims_at_first_kill)
     wait_scheduling(c, storm)
 
 
@@ -100,6 +135,24 @@ def damage(path, how, rng):
         (path / "blocker").write_text("a directory where the state file goes\n")
     else:
         raise ValueError(how)
+
+
+def wait_written(c, name, offset, what, written, timeout=90):
+    """Waits until written() (slurmctld wrote the state file NAME, or said it cannot). The
+    reclaim claims are written only when a claim changes: with no reclaim in slurmctld's log from
+    OFFSET on (a storm left with nothing to reclaim by Slurm's crash window, docs/reliability.md)
+    there is nothing to write, and that is printed; a reclaim without the write fails."""
+    try:
+        wait_until(what, written, timeout=timeout)
+        return
+    except WaitTimeout:
+        if name != "shareq_reclaim_claims":
+            raise
+    if RECLAIMED_LOG.search(log_since(c, offset)):
+        # A reclaim near the deadline: its claim is saved right after it.
+        wait_until(f"{what} after a reclaim", written, timeout=15)
+        return
+    print(f"no reclaim in {timeout} s: {name} had nothing to save ({what})")
 
 
 def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
@@ -131,12 +184,13 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
                 wait_until(f"slurmctld to name the damaged {name}",
                            lambda: f"{path}:" in log_since(c, offset), timeout=60)
             if how == "unwritable":
-                wait_until(f"slurmctld to say it cannot save {name}",
-                           lambda: f"{path}" in log_since(c, offset)
-                           and "cannot rename into place" in log_since(c, offset), timeout=90)
+                wait_written(c, name, offset, f"slurmctld to say it cannot save {name}",
+                             lambda: f"{path}" in log_since(c, offset)
+                             and "cannot rename into place" in log_since(c, offset))
+                freed = log_size(c)
                 (path / "blocker").unlink()
                 path.rmdir()
-                wait_until(f"{name} to be saved again", path.is_file, timeout=90)
+                wait_written(c, name, freed, f"{name} to be saved again", path.is_file)
             assert "slurmctld: running" in c.run([str(c.script), "status"]).stdout
     wait_scheduling(c, storm)
 
