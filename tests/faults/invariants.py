@@ -81,6 +81,15 @@ def parse_conf(text):
     return families, quotas
 
 
+def eligible(job, now):
+    """A pending job that may start now: its BeginTime passed (a requeued victim waits for it)."""
+    begin = job.get("EligibleTime") or job.get("BeginTime") or ""
+    try:
+        return datetime.datetime.fromisoformat(begin).timestamp() <= now
+    except ValueError:
+        return True  # Unknown or None: nothing holds it back
+
+
 def alloc(job, unit):
     """A job's allocation in UNIT (node or gres/gpu), from AllocTRES (TRES when absent)."""
     tres = job.get("AllocTRES") or job.get("TRES") or ""
@@ -119,6 +128,40 @@ class Checker:
         families, quotas = parse_conf(text)
         with self.lock:
             self.families, self.quotas = families, quotas
+
+    def reclaim_owed(self):
+        """What slurmctld owes a waiting job now, by the numbers of one snapshot: a list of
+        (family, share waiting within its quota, share running over its quota). Empty when no
+        share with an eligible pending job fits its quota while another runs over its own (then
+        a stall is not shareq's: every family is at its capacity, held by shares within their
+        quotas). None when slurmctld does not answer."""
+        records = self.jobs()
+        if records is None:
+            return None
+        with self.lock:
+            families, quotas = self.families, self.quotas
+        now = time.time()
+        use, waiting = collections.Counter(), collections.defaultdict(list)
+        for recs in records.values():
+            job = recs[0]
+            account = job.get("Account", "").lower()
+            for family, (partitions, unit, _) in families.items():
+                if job.get("Partition") not in partitions:
+                    continue
+                if job["JobState"] in HOLDING:
+                    use[(account, family)] += alloc(job, unit)
+                elif job["JobState"] == "PENDING" and eligible(job, now):
+                    waiting[(account, family)].append(alloc(job, unit))
+        owed = []
+        for (account, family), asks in waiting.items():
+            quota = quotas.get((account, family), (None, 0))[1]
+            if not any(use[(account, family)] + ask <= quota for ask in asks):
+                continue
+            for (other, other_family), used in use.items():
+                if other_family == family and other != account and \
+                        used > quotas.get((other, family), (None, 0))[1]:
+                    owed.append((family, account, other))
+        return owed
 
     def register(self, job_id, name=None):
         with self.lock:

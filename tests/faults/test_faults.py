@@ -78,18 +78,25 @@ SCHEDULED = re.compile(r"sched: Allocate JobId=|_start_job: Started JobId=|"
                        + RECLAIMED_LOG.pattern)
 
 
-def wait_scheduled_since(c, offset, timeout=120):
+def wait_scheduled_since(c, checker, offset, timeout=120):
     """Waits until slurmctld, in its log from OFFSET on, starts a job or reclaims: it schedules
-    again after a restart. When it does not, prints each job's state, node and reason and each
-    node's state first (what a stall is made of)."""
+    again after a restart. Nothing to start or reclaim is allowed only when no share waits within
+    its quota while another runs over its own (Slurm's crash window can fill every family with
+    jobs that ended before a kill; docs/reliability.md): then every job's state and reason and
+    every node's state are printed and the test goes on; else it fails."""
     try:
         wait_until("slurmctld to start a job or reclaim after the restart",
                    lambda: SCHEDULED.search(log_since(c, offset)), timeout=timeout)
+        return
     except WaitTimeout:
+        owed = checker.reclaim_owed()
         for cmd in (["squeue", "-t", "all", "-o", "%i %u %a %P %T %S %N %b %r"],
                     ["sinfo", "-N", "-o", "%N %T %E"]):
             print(c.run(cmd).stdout)
-        raise
+        if owed != []:
+            raise
+    print(f"nothing started or reclaimed in {timeout} s, and nothing was owed: every family is "
+          "held by shares within their quotas (above)")
 
 
 def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
@@ -113,7 +120,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
         c.restart_slurmctld()
         checker.ctld_restarted()
         print(f"round {r + 1}: slurmctld killed and started again")
-        wait_scheduled_since(c, offset)
+        wait_scheduled_since(c, checker, offset)
     if reclaims_at_first_kill is not None:
         wait_reclaims(checker, reclaims_at_first_kill)
     wait_scheduling(c, storm)
