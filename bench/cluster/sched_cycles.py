@@ -62,7 +62,7 @@ def fill_args(rng, fill, nodes):
     for partition, count in partitions(nodes).items():
         shares = quota_fill(partition, count)
         for i in range(count):
-            args = job_args(rng, partition, long=True)
+            args = job_args(rng, partition)
             if fill == "quota":
                 args = [f"--share={shares[i]}" if a.startswith("--share=") else
                         "--share-priority=99" if a.startswith("--share-priority=") else a
@@ -71,18 +71,23 @@ def fill_args(rng, fill, nodes):
     return out
 
 
-def job_args(rng, partition, long=False):
-    share = rng.choice(SHARES[partition])
-    args = ["-p", partition, f"--share={share}", f"--share-priority={rng.randrange(100)}"]
+def draw_share(rng, partition):
+    """A job's share and --share-priority, drawn at random: (share, priority)."""
+    return rng.choice(SHARES[partition]), rng.randrange(100)
+
+
+def job_args(rng, partition):
+    """sbatch's arguments for a long fill job (`sleep 3600`): a whole node, or its 8 GPUs."""
+    share, priority = draw_share(rng, partition)
+    args = ["-p", partition, f"--share={share}", f"--share-priority={priority}"]
     args += ["-N", "1", "--exclusive"] if partition in NODE_PARTITIONS else ["--gres=gpu:8"]
-    args.append("--wrap=sleep 3600" if long else "--wrap=sleep 10")
+    args.append("--wrap=sleep 3600")
     return args
 
 
 def job_line(rng, partition):
-    """The pending job job_args would make, as a line of burst_submit's input: `sleep 10`."""
-    share = rng.choice(SHARES[partition])
-    priority = rng.randrange(100)
+    """A pending job of the fill's shape but `sleep 10`, as a line of burst_submit's input."""
+    share, priority = draw_share(rng, partition)
     exclusive, gpus = (1, 0) if partition in NODE_PARTITIONS else (0, 8)
     return f"{partition} {exclusive} {gpus} 10 {share} {priority}\n"
 
@@ -203,6 +208,10 @@ def main():
         parser.error(f"--nodes: {opts.nodes}: 8, or 16 to 1024 in steps of 16")
     if not set(opts.modes.split(",")) <= {"stock", "shareq"}:
         parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
+    if opts.submit_threads < 1:
+        parser.error(f"--submit-threads: {opts.submit_threads}: at least 1")
+    if opts.jobs < 1:
+        parser.error(f"--jobs: {opts.jobs}: at least 1")
     opts.build_dir = opts.build_dir.resolve()
     opts.cluster_dir = (opts.cluster_dir or opts.build_dir / "bench-cluster").resolve()
     results = {}

@@ -90,6 +90,16 @@ def eligible(job, now):
         return True  # Unknown or None: nothing holds it back
 
 
+def share_use(running, families):
+    """Each share's use per family ({(account, family): units}) of the RUNNING jobs."""
+    use = collections.Counter()
+    for job in running.values():
+        for family, (partitions, unit, _) in families.items():
+            if job.get("Partition") in partitions:
+                use[(job.get("Account", "").lower(), family)] += alloc(job, unit)
+    return use
+
+
 def alloc(job, unit):
     """A job's allocation in UNIT (node or gres/gpu), from AllocTRES (TRES when absent)."""
     tres = job.get("AllocTRES") or job.get("TRES") or ""
@@ -141,17 +151,15 @@ class Checker:
         with self.lock:
             families, quotas = self.families, self.quotas
         now = time.time()
-        use, waiting = collections.Counter(), collections.defaultdict(list)
-        for recs in records.values():
-            job = recs[0]
-            account = job.get("Account", "").lower()
+        jobs = {job_id: recs[0] for job_id, recs in records.items()}
+        use = share_use({j: r for j, r in jobs.items() if r["JobState"] in HOLDING}, families)
+        waiting = collections.defaultdict(list)
+        for job in jobs.values():
+            if job["JobState"] != "PENDING" or not eligible(job, now):
+                continue
             for family, (partitions, unit, _) in families.items():
-                if job.get("Partition") not in partitions:
-                    continue
-                if job["JobState"] in HOLDING:
-                    use[(account, family)] += alloc(job, unit)
-                elif job["JobState"] == "PENDING" and eligible(job, now):
-                    waiting[(account, family)].append(alloc(job, unit))
+                if job.get("Partition") in partitions:
+                    waiting[(job.get("Account", "").lower(), family)].append(alloc(job, unit))
         owed = []
         for (account, family), asks in waiting.items():
             quota = quotas.get((account, family), (None, 0))[1]
@@ -182,16 +190,18 @@ class Checker:
     def _in_save_window(self, when):
         return any(k - SAVE_WINDOW <= when <= k for k in self.kills)
 
-    def _log_times(self, job_id, what):
-        """Wall-clock times of slurmctld's log lines saying WHAT about the job."""
-        pattern = {"allocated": f"Allocate JobId={job_id} ",
-                   "backfilled": f"_start_job: Started JobId={job_id} ",
-                   "reclaimed": f"preempts JobId={job_id} (reclaim)",
-                   "submitted": f"_slurm_rpc_submit_batch_job: JobId={job_id} "}[what]
+    def _log_times(self, job_id, *what):
+        """Wall-clock times of slurmctld's log lines saying any of WHAT about the job (one read
+        of the log)."""
+        patterns = [{"allocated": f"Allocate JobId={job_id} ",
+                     "backfilled": f"_start_job: Started JobId={job_id} ",
+                     "reclaimed": f"preempts JobId={job_id} (reclaim)",
+                     "submitted": f"_slurm_rpc_submit_batch_job: JobId={job_id} "}[w]
+                    for w in what]
         times = []
         with open(self.c.dir / "log" / "slurmctld.log", errors="replace") as f:
             for line in f:
-                if pattern in line:
+                if any(pattern in line for pattern in patterns):
                     m = LOG_TIME.match(line)
                     if m:
                         times.append(datetime.datetime.fromisoformat(m.group(1)).timestamp())
@@ -201,7 +211,7 @@ class Checker:
         """True (and recorded) when the job was submitted or started within SAVE_WINDOW seconds
         before a kill -9 of slurmctld: what happened to it is Slurm's own crash recovery."""
         when = [self.submitted_at.get(job_id, (0, None))[0]]
-        when += self._log_times(job_id, "allocated") + self._log_times(job_id, "submitted")
+        when += self._log_times(job_id, "allocated", "submitted")
         if not any(self._in_save_window(t) for t in when):
             return False
         with self.lock:
@@ -225,7 +235,7 @@ class Checker:
             if (job_id in before_running or job.get("Partition") not in partitions
                     or job.get("Account", "").lower() != account):
                 continue
-            starts = self._log_times(job_id, "allocated") + self._log_times(job_id, "backfilled")
+            starts = self._log_times(job_id, "allocated", "backfilled")
             if starts and max(starts) <= first_reclaim:
                 started += alloc(job, unit)
         return started
@@ -329,14 +339,9 @@ class Checker:
                 self.violate(what)
         running = {j: r for j, r in jobs.items() if r["JobState"] in HOLDING}
         # capacity, and each share's use per family
-        use = collections.Counter()
+        use = share_use(running, families)
         for family, (partitions, unit, capacity) in families.items():
-            total = 0
-            for job_id, job in running.items():
-                if job.get("Partition") in partitions:
-                    n = alloc(job, unit)
-                    total += n
-                    use[(job.get("Account", "").lower(), family)] += n
+            total = sum(n for (_, f), n in use.items() if f == family)
             if total > capacity:
                 self.violate(f"capacity: family {family} runs {total} {unit}, capacity {capacity} "
                              f"(jobs {sorted(j for j, r in running.items() if r.get('Partition') in partitions)})")
