@@ -7,9 +7,17 @@ namespace {
 
 void report_to_slurm_log(const char* line) { log_error("%s", line); }
 
+void report_state_write(bool error, const std::string& message) {
+  if (error) {
+    log_error("%s", message.c_str());
+  } else {
+    log_info("%s", message.c_str());
+  }
+}
+
 }  // namespace
 
-ControllerState::ControllerState() : digests(*new DigestPart) {
+ControllerState::ControllerState() : writer(&report_state_write), digests(*new DigestPart) {
   set_lock_order_reporter(&report_to_slurm_log);
 }
 
@@ -20,5 +28,12 @@ ControllerState& controller_state() {
 }
 
 UsageStore& usage_store() { return controller_state().usage; }
+
+void save_state_later(const std::string& path, std::string text, Durability durability,
+                      const char* what) {
+  controller_state().writer.queue(path, std::move(text), durability, what);
+}
+
+void flush_state_saves() { controller_state().writer.flush(); }
 
 }  // namespace shareq::ctld
