@@ -33,7 +33,7 @@ clean_queue = cluster_conftest.clean_queue
 needs_shareq_plugins = cluster_conftest.needs_shareq_plugins
 
 from invariants import Checker  # noqa: E402
-from storm import Storm, storm_conf  # noqa: E402
+from storm import Storm, resume_drained, storm_conf  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -65,18 +65,6 @@ def rng(request):
     own = seed ^ zlib.crc32(request.node.name.encode())
     print(f"\nfault seed {seed} (test {request.node.name}: random.Random({own}))")
     return random.Random(own)
-
-
-def resume_drained(c):
-    """Nodes a fault left drained (after kill -9 of slurmctld, Slurm drains a node with
-    "Duplicate jobid" when a job id it gave again lands where the lost job of that id was): said
-    and resumed, so that the next test has every node."""
-    out = c.run(["sinfo", "-h", "-N", "-o", "%N|%T|%E"]).stdout
-    for line in out.splitlines():
-        node, state, reason = line.split("|", 2)
-        if "drain" in state:
-            print(f"node {node} was {state}: {reason}; resumed")
-            c.scontrol("update", f"NodeName={node}", "State=RESUME")
 
 
 @pytest.fixture

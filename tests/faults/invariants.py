@@ -8,14 +8,17 @@ consistent snapshot):
              reclaiming job waits until its victims have ended (README "Reclaim"), and a victim
              in KillWait or its epilog is COMPLETING, which holds nothing of the family.
   quota      no share is reclaimed below its quota: the jobs of a share that stop running
-             between two samples with `preempted by job N (reclaim)` in their SystemComment
-             leave the share, in that family, at least its quota (counting a job of the share
-             that started between the two samples before the reclaim, by slurmctld's log).
+             between two samples with `preempted by job N (reclaim)` in their SystemComment,
+             their reclaim in slurmctld's log since the earlier sample (Slurm's own requeue of
+             a job missing from its node after a crash keeps an older reclaim's comment), leave
+             the share, in that family, at least its quota (counting a job of the share that
+             started between the two samples before the reclaim, by slurmctld's log).
   lost       every job the test submitted (register()) is known to slurmctld (MinJobAge=600
              keeps ended jobs) or, at the end (final_check()), to slurmdbd in a terminal state,
              or still pending or running.
   twice      no job id appears in two records at once, and no job's script runs in more
-             processes than it has nodes (the suite's job scripts run `exec -a faultjob-ID`),
+             processes than it has nodes (the suite's job scripts run `exec -a
+             faultjob-CLUSTER-ID`, script_prefix()),
              and none runs while slurmctld says the job is pending, except for up to
              RECOVERY_GRACE seconds after slurmctld was restarted (Slurm's own recovery of a job
              whose start the crash lost: see check_jobs; such jobs are counted and reported).
@@ -39,6 +42,7 @@ import stat
 import subprocess
 import threading
 import time
+import zlib
 
 from slurm import RUNNING_STATES, parse_scontrol_record
 
@@ -63,6 +67,16 @@ HOLDING = tuple(RUNNING_STATES) + ("CONFIGURING",)
 TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
             "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
 RECLAIMED = re.compile(r"preempted by job \d+ \(reclaim\)")
+# A reclaim is logged under slurmctld's job write lock, before the snapshot that shows its victim
+# requeued; the margin covers the sampler's clock reading.
+RECLAIM_LOG_MARGIN = 1.0
+
+
+def script_prefix(cluster_dir):
+    """The name each job script of the suite runs under, less the job id: `faultjob-CLUSTER-`,
+    CLUSTER from the cluster's directory, so that a checker counts only its own cluster's
+    scripts (job ids of two clusters on one host overlap)."""
+    return f"faultjob-{zlib.crc32(str(cluster_dir).encode()):08x}-"
 
 
 def parse_conf(text):
@@ -113,6 +127,7 @@ def alloc(job, unit):
 class Checker:
     def __init__(self, cluster, conf_text=None):
         self.c = cluster
+        self.script_prefix = script_prefix(cluster.dir).encode()
         self.lock = threading.Lock()
         self.violations = []
         self.submitted = set()
@@ -282,7 +297,7 @@ class Checker:
         return records
 
     def job_processes(self):
-        """{job id: number of processes running its script} (`exec -a faultjob-ID`)."""
+        """{job id: number of processes running its script} (`exec -a faultjob-CLUSTER-ID`)."""
         counts = collections.Counter()
         for proc in pathlib.Path("/proc").iterdir():
             if not proc.name.isdigit():
@@ -291,8 +306,8 @@ class Checker:
                 argv0 = (proc / "cmdline").read_bytes().split(b"\0", 1)[0]
             except OSError:
                 continue
-            if argv0.startswith(b"faultjob-"):
-                counts[int(argv0[len(b"faultjob-"):])] += 1
+            if argv0.startswith(self.script_prefix):
+                counts[int(argv0[len(self.script_prefix):])] += 1
         return counts
 
     def ctld_restarted(self):
@@ -320,7 +335,7 @@ class Checker:
         self.check_files()
 
     def check_jobs(self, records, procs, families, quotas, submitted):
-        now = time.monotonic()
+        now, wall = time.monotonic(), time.time()
         jobs = {}
         for job_id, recs in records.items():
             if len(recs) > 1:
@@ -354,6 +369,7 @@ class Checker:
         if before_use is not None and not stale:
             taken = collections.Counter()
             victims = collections.defaultdict(list)
+            since = self.previous["wall"] - RECLAIM_LOG_MARGIN
             for job_id, old in before_running.items():
                 new = jobs.get(job_id)
                 if new is None or new["JobState"] in HOLDING:
@@ -363,6 +379,11 @@ class Checker:
                 if not RECLAIMED.search(new.get("SystemComment", "")):
                     continue
                 if int(new.get("Restarts", 0) or 0) <= int(old.get("Restarts", 0) or 0):
+                    continue
+                # ... and slurmctld logged the reclaim since the previous sample: Slurm's own
+                # requeue of a batch job missing from its node after a crash keeps the comment
+                # of an older reclaim.
+                if not any(t >= since for t in self._log_times(job_id, "reclaimed")):
                     continue
                 self.reclaims += 1
                 for family, (partitions, unit, _) in families.items():
@@ -415,7 +436,7 @@ class Checker:
                     self.recovered_pending.add(job_id)
                 else:
                     self.violate(f"twice: job {job_id} is pending in slurmctld and its script runs")
-        self.previous = {"use": use, "running": running, "at": now,
+        self.previous = {"use": use, "running": running, "at": now, "wall": wall,
                          "pending": {j for j, r in jobs.items() if r["JobState"] == "PENDING"}}
 
     def check_files(self):

@@ -59,7 +59,8 @@ def main():
         # Mutation 7: a second process of a running job's script.
         first = wait_until("a running storm job", lambda: next(
             (j for j in sorted(checker.submitted) if c.job_state(j) == "RUNNING"), None))
-        twin = subprocess.Popen(["bash", "-c", f"exec -a faultjob-{first} sleep 60"])
+        twin = subprocess.Popen(["bash", "-c",
+                                 f"exec -a {invariants.script_prefix(c.dir)}{first} sleep 60"])
         kinds = ("capacity", "lost", "cache", "warm", "quota", "loop", "twice")
         wait_until("every mutation to be caught", lambda: all(
             any(f" {k}:" in v for v in checker.violations) for k in kinds), timeout=120)

@@ -7,21 +7,24 @@ keeps by itself. Borrowers (alice): prodexp1 in p4 (one node each, 4 jobs, quota
 prodexp2 in p5 (4 GPUs each, 6 jobs, quota 12), long, requeueable. Reclaimers (bob): waves of
 short jobs within quota, prodexp2 in p4 and research in p5, each with an image and a keep-alive,
 so that they leave warm pools which the borrowers' restarted jobs then end (prefer mode).
-Every job's script runs as `faultjob-ID` (invariants.py counts its processes).
+Every job's script runs as `faultjob-CLUSTER-ID` (invariants.py counts its processes).
 """
 
 import hashlib
 import os
 import random
 import re
+import subprocess
 import threading
 import uuid
+
+from invariants import script_prefix
 
 IMAGE = "fault-img"
 
 
-def job_script(seconds):
-    return f"exec bash -c 'exec -a faultjob-$SLURM_JOB_ID sleep {seconds}'"
+def job_script(c, seconds):
+    return f"exec bash -c 'exec -a {script_prefix(c.dir)}$SLURM_JOB_ID sleep {seconds}'"
 
 
 def storm_conf(original, c):
@@ -44,6 +47,18 @@ def publish(c, name, data=None):
     (c.dir / "images" / f"{name}.sha256").write_text(hashlib.sha256(data).hexdigest() + "\n")
 
 
+def resume_drained(c):
+    """Nodes a fault left drained (after kill -9 of slurmctld, Slurm drains a node with
+    "Duplicate jobid" when a job id it gave again lands where the lost job of that id was): said
+    and resumed, so that the next test has every node."""
+    out = c.run(["sinfo", "-h", "-N", "-o", "%N|%T|%E"]).stdout
+    for line in out.splitlines():
+        node, state, reason = line.split("|", 2)
+        if "drain" in state:
+            print(f"node {node} was {state}: {reason}; resumed")
+            c.scontrol("update", f"NodeName={node}", "State=RESUME")
+
+
 class Storm:
     def __init__(self, c, checker, rng):
         self.c = c
@@ -57,7 +72,7 @@ class Storm:
     def submit(self, user, *args, seconds):
         name = f"f{uuid.uuid4().hex[:10]}"  # the checker tells a job from a later one of its id
         out = self.c.run(["sbatch", "--parsable", "-o", "/dev/null", "--requeue",
-                          f"--job-name={name}", *args, f"--wrap={job_script(seconds)}"],
+                          f"--job-name={name}", *args, f"--wrap={job_script(self.c, seconds)}"],
                          user=user, timeout=90)
         if out.returncode != 0:
             self.refused += 1  # slurmctld down (a fault): not submitted, nothing to lose
@@ -66,12 +81,32 @@ class Storm:
         self.checker.register(job, name)
         return job
 
+    # The borrowers: how many of each kind the storm keeps pending or running.
+    BORROWERS = {"p4": 4, "p5": 6}
+
+    def borrower(self, partition):
+        if partition == "p4":
+            return self.submit("alice", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp1",
+                               f"--image={IMAGE}", seconds=900)
+        return self.submit("alice", "-p", "p5", "-N1", "--gres=gpu:4", "-A", "prodexp2",
+                           seconds=900)
+
     def borrowers(self):
-        jobs = [self.submit("alice", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp1",
-                            f"--image={IMAGE}", seconds=900) for _ in range(4)]
-        jobs += [self.submit("alice", "-p", "p5", "-N1", "--gres=gpu:4", "-A", "prodexp2",
-                             seconds=900) for _ in range(6)]
-        return jobs
+        return [self.borrower(p) for p, n in self.BORROWERS.items() for _ in range(n)]
+
+    def top_up(self):
+        """Borrowers that ended (those within quota run their 900 s) are replaced, so that a
+        long soak still has something to reclaim. Nothing when slurmctld does not answer."""
+        try:
+            out = self.c.run(["squeue", "-h", "-u", "alice", "-o", "%P"], timeout=30)
+        except subprocess.TimeoutExpired:
+            return
+        if out.returncode != 0:
+            return
+        have = out.stdout.split()
+        for partition, n in self.BORROWERS.items():
+            for _ in range(n - have.count(partition)):
+                self.borrower(partition)
 
     def wave(self):
         for _ in range(self.rng.randint(1, 2)):
@@ -92,6 +127,7 @@ class Storm:
 
     def _loop(self):
         while not self._stop.is_set():
+            self.top_up()
             self.wave()
             self._stop.wait(self.rng.uniform(4, 12))
 
