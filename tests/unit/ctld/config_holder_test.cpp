@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "state_file.hpp"
+#include "temp_dir.hpp"
 
 namespace shareq::ctld {
 namespace {
@@ -31,14 +32,10 @@ std::string conf_with_priority(int priority) {
 class ConfigHolderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "shareq_conf_testXXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     conf_path_ = (dir_ / "shareq.conf").string();
     copy_path_ = (dir_ / "state" / "shareq_conf_last_good").string();
     fs::create_directories(dir_ / "state");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   static void write(const std::string& path, const std::string& text) {
     // A new inode each time, so that the holder sees a change within one clock second too.
@@ -76,7 +73,8 @@ class ConfigHolderTest : public ::testing::Test {
         errors_, [&](const std::string& line) { return line.find(words) != std::string::npos; });
   }
 
-  fs::path dir_;
+  TempDir temp_{"shareq_conf_test"};
+  fs::path dir_ = temp_.path();
   std::string conf_path_;
   std::string copy_path_;
   int64_t now_ = 100;

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace shareq::ctld {
 namespace {
 
@@ -25,13 +27,7 @@ using namespace std::chrono_literals;
 
 class StateWriterTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "shareq_writer_testXXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    path_ = (dir_ / "shareq_state").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { path_ = (dir_ / "shareq_state").string(); }
 
   StateWriter::Report recorder() {
     return [this](bool error, const std::string& message) {
@@ -65,7 +61,8 @@ class StateWriterTest : public ::testing::Test {
     return done();
   }
 
-  fs::path dir_;
+  TempDir temp_{"shareq_writer_test"};
+  fs::path dir_ = temp_.path();
   std::string path_;
   std::mutex reports_mutex_;
   std::vector<std::pair<bool, std::string>> reports_;

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace shareq::ctld {
 namespace {
 
@@ -19,13 +21,7 @@ namespace fs = std::filesystem;
 
 class UsageFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "shareq_usage_testXXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    path_ = (dir_ / "shareq_usage").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { path_ = (dir_ / "shareq_usage").string(); }
 
   void write_text(const std::string& text) const {
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
@@ -33,7 +29,8 @@ class UsageFileTest : public ::testing::Test {
     ASSERT_TRUE(out.good());
   }
 
-  fs::path dir_;
+  TempDir temp_{"shareq_usage_test"};
+  fs::path dir_ = temp_.path();
   std::string path_;
 };
 
