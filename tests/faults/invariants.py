@@ -14,8 +14,8 @@ consistent snapshot):
              the share, in that family, at least its quota (counting a job of the share that
              started between the two samples before the reclaim, by slurmctld's log).
   lost       every job the test submitted (register()) is known to slurmctld (MinJobAge=600
-             keeps ended jobs) or, at the end (final_check()), to slurmdbd in a terminal state,
-             or still pending or running.
+             keeps ended jobs; one seen ended may then be gone) or, at the end (final_check()),
+             to slurmdbd in a terminal state, or still pending or running.
   twice      no job id appears in two records at once, and no job's script runs in more
              processes than it has nodes (the suite's job scripts run `exec -a
              faultjob-CLUSTER-ID`, script_prefix()),
@@ -137,6 +137,7 @@ class Checker:
         self.recovered_pending = set()  # jobs seen pending with a script after a restart
         self.kills = []  # wall-clock times of kill -9 of slurmctld
         self.submitted_at = {}  # job id -> (wall-clock time, job name)
+        self.ended = set()  # jobs last seen in a terminal state
         self.crash_window = {}  # (kind, job id) -> what happened, in Slurm's crash window
         self.down_samples = 0
         self.preemptions = collections.defaultdict(list)  # job id -> times Restarts grew
@@ -341,9 +342,16 @@ class Checker:
             if len(recs) > 1:
                 self.violate(f"twice: job {job_id} has {len(recs)} records in slurmctld")
             jobs[job_id] = recs[0]
+        for job_id, job in jobs.items():
+            if job["JobState"] in TERMINAL:
+                self.ended.add(job_id)
+            else:
+                self.ended.discard(job_id)  # back after a crash lost its end (docs)
         for job_id in submitted:
             name = self.submitted_at.get(job_id, (0, None))[1]
             if job_id not in jobs:
+                if job_id in self.ended:
+                    continue  # purged MinJobAge (600 s) after its end; final_check asks sacct
                 what = f"lost: job {job_id} (submitted) is unknown to slurmctld"
             elif name and jobs[job_id].get("JobName") != name:
                 what = (f"lost: job {job_id} (submitted as {name}) is now another job "

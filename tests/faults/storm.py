@@ -5,7 +5,8 @@ ReclaimMinRuntime=5 (reclaims at once, and often), and family p5 made smaller th
 (Capacity=gres/gpu=24, quotas 12 and 12) so that the capacity invariant is not one the hardware
 keeps by itself. Borrowers (alice): prodexp1 in p4 (one node each, 4 jobs, quota 2) and
 prodexp2 in p5 (4 GPUs each, 6 jobs, quota 12), long, requeueable. Reclaimers (bob): waves of
-short jobs within quota, prodexp2 in p4 and research in p5, each with an image and a keep-alive,
+short jobs within quota, prodexp2 in p4 and research in p5 (a wave only while fewer than two of
+bob's wait in its partition), each with an image and a keep-alive,
 so that they leave warm pools which the borrowers' restarted jobs then end (prefer mode).
 Every job's script runs as `faultjob-CLUSTER-ID` (invariants.py counts its processes).
 """
@@ -83,6 +84,8 @@ class Storm:
 
     # The borrowers: how many of each kind the storm keeps pending or running.
     BORROWERS = {"p4": 4, "p5": 6}
+    # The reclaimers: a wave in a partition only while fewer of bob's wait there (wave()).
+    MAX_WAITING = 2
 
     def borrower(self, partition):
         if partition == "p4":
@@ -94,29 +97,46 @@ class Storm:
     def borrowers(self):
         return [self.borrower(p) for p, n in self.BORROWERS.items() for _ in range(n)]
 
-    def top_up(self):
-        """Borrowers that ended (those within quota run their 900 s) are replaced, so that a
-        long soak still has something to reclaim. Nothing when slurmctld does not answer."""
+    def queue(self):
+        """(user, partition, state) of every job slurmctld has pending or running; None when it
+        does not answer."""
         try:
-            out = self.c.run(["squeue", "-h", "-u", "alice", "-o", "%P"], timeout=30)
+            out = self.c.run(["squeue", "-h", "-o", "%u %P %T"], timeout=30)
         except subprocess.TimeoutExpired:
-            return
+            return None
         if out.returncode != 0:
-            return
-        have = out.stdout.split()
+            return None
+        return [tuple(line.split()) for line in out.stdout.splitlines() if line.strip()]
+
+    def top_up(self, queue):
+        """Borrowers that ended (those within quota run their 900 s) are replaced, so that a
+        long soak still has something to reclaim."""
         for partition, n in self.BORROWERS.items():
-            for _ in range(n - have.count(partition)):
+            have = sum(1 for user, part, _ in queue if user == "alice" and part == partition)
+            for _ in range(n - have):
                 self.borrower(partition)
 
-    def wave(self):
-        for _ in range(self.rng.randint(1, 2)):
-            self.submit("bob", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp2",
-                        f"--image={IMAGE}", f"--keep-alive={self.rng.randint(5, 30)}",
-                        seconds=self.rng.randint(3, 12))
-        for _ in range(self.rng.randint(1, 3)):
-            self.submit("bob", "-p", "p5", "-N1", "--gres=gpu:4", "-A", "research",
-                        f"--image={IMAGE}", f"--keep-alive={self.rng.randint(5, 30)}",
-                        seconds=self.rng.randint(3, 12))
+    def wave(self, queue):
+        """1-2 reclaimers in p4 and 1-3 in p5, each partition's only while bob has fewer than
+        MAX_WAITING pending there: the waves come about as fast as two nodes serve them, and
+        without the bound a long soak (kills, restarts) piles up a backlog that keeps his shares
+        at their quotas for good, leaving the borrowers no idle capacity and so nothing to
+        reclaim."""
+        def waiting(partition):
+            return sum(1 for user, part, state in queue
+                       if user == "bob" and part == partition and state == "PENDING")
+        p4 = [(self.rng.randint(5, 30), self.rng.randint(3, 12))
+              for _ in range(self.rng.randint(1, 2))]
+        p5 = [(self.rng.randint(5, 30), self.rng.randint(3, 12))
+              for _ in range(self.rng.randint(1, 3))]
+        if waiting("p4") < self.MAX_WAITING:
+            for keep_alive, seconds in p4:
+                self.submit("bob", "-p", "p4", "-N1", "--exclusive", "-A", "prodexp2",
+                            f"--image={IMAGE}", f"--keep-alive={keep_alive}", seconds=seconds)
+        if waiting("p5") < self.MAX_WAITING:
+            for keep_alive, seconds in p5:
+                self.submit("bob", "-p", "p5", "-N1", "--gres=gpu:4", "-A", "research",
+                            f"--image={IMAGE}", f"--keep-alive={keep_alive}", seconds=seconds)
 
     def start(self):
         """Borrowers first, then a wave of reclaimers every 4 to 12 s until stop()."""
@@ -127,8 +147,10 @@ class Storm:
 
     def _loop(self):
         while not self._stop.is_set():
-            self.top_up()
-            self.wave()
+            queue = self.queue()
+            if queue is not None:  # slurmctld answers (a fault may have stopped it)
+                self.top_up(queue)
+                self.wave(queue)
             self._stop.wait(self.rng.uniform(4, 12))
 
     def stop(self):

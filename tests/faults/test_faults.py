@@ -80,6 +80,13 @@ SCHEDULED = re.compile(r"sched: Allocate JobId=|_start_job: Started JobId=|"
                        + RECLAIMED_LOG.pattern)
 
 
+def print_jobs_and_nodes(c):
+    """Every job slurmctld has not yet ended, with its reason, and every node's state."""
+    for cmd in (["squeue", "-o", "%i %u %a %P %T %S %N %b %r"],
+                ["sinfo", "-N", "-o", "%N %T %E"]):
+        print(c.run(cmd).stdout)
+
+
 def wait_scheduled_since(c, checker, offset, timeout=120):
     """Waits until slurmctld, in its log from OFFSET on, starts a job or reclaims: it schedules
     again after a restart. Nothing to start or reclaim is allowed only when no share waits within
@@ -92,9 +99,7 @@ def wait_scheduled_since(c, checker, offset, timeout=120):
         return
     except WaitTimeout:
         owed = checker.reclaim_owed()
-        for cmd in (["squeue", "-t", "all", "-o", "%i %u %a %P %T %S %N %b %r"],
-                    ["sinfo", "-N", "-o", "%N %T %E"]):
-            print(c.run(cmd).stdout)
+        print_jobs_and_nodes(c)
         if owed != []:
             raise
     print(f"nothing started or reclaimed in {timeout} s, and nothing was owed: every family is "
@@ -148,9 +153,9 @@ def settle_crash_window(c, checker, restarted_at):
 
 def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
     """kill -9 of slurmctld at random moments of the storm, started again as the harness does:
-    no job lost, none running twice, capacity and quotas kept; after each restart slurmctld
-    schedules again (a start or a reclaim), and, once Slurm's crash window is settled
-    (settle_crash_window), reclaims again within two minutes, every round.
+    no job lost, none running twice, capacity and quotas kept; after each restart, once Slurm's
+    crash window is settled (settle_crash_window), slurmctld schedules again (a start or a
+    reclaim) and reclaims again within two minutes, every round.
 
     Slurm's crash window: a job whose end the kill lost comes back RUNNING and holds its node
     until the node registers, and a job id given twice drains a node with "Duplicate jobid".
@@ -166,10 +171,14 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
         restarted_at = time.monotonic()
         checker.ctld_restarted()
         reclaims = checker.reclaims
-        wait_scheduled_since(c, checker, offset)
         ended = settle_crash_window(c, checker, restarted_at)
         ghosts += ended
-        wait_reclaims(checker, reclaims)
+        wait_scheduled_since(c, checker, offset)
+        try:
+            wait_reclaims(checker, reclaims)
+        except WaitTimeout:
+            print_jobs_and_nodes(c)
+            raise
         print(f"round {r + 1}: slurmctld killed and started again; {ended} job(s) whose end the "
               f"kill lost ended at registration; {checker.reclaims - reclaims} reclaim victim(s)")
     print(f"jobs whose end a kill lost, ended by their node's registration: {ghosts}")
