@@ -224,7 +224,8 @@ def wait_written(c, name, offset, what, written, timeout=90):
 def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
     """Each of shareq's state files truncated, emptied, filled with garbage or made unwritable
     while slurmctld is stopped (kill -9 or SIGTERM), then started (and reconfigured): it starts,
-    names a damaged file in its log, goes on scheduling, and loses no job."""
+    names a damaged file in its log, goes on scheduling, and loses no job. After a kill -9,
+    Slurm's crash window is settled as in the kill -9 test, so that the storm goes on."""
     c, checker, storm = checked
     state = c.dir / "spool" / "ctld"
     storm.start()
@@ -234,7 +235,8 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
             name = rng.choice(STATE_FILES)
             path = state / name
             time.sleep(rng.uniform(0.5, 4.0))
-            if rng.random() < 0.5:
+            killed = rng.random() < 0.5
+            if killed:
                 kill9_slurmctld(c, checker)
             else:
                 checker.ctld_stopping()
@@ -242,10 +244,13 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
             damage(path, how, rng)
             offset = log_size(c)
             c.restart_slurmctld()
+            restarted_at = time.monotonic()
             checker.ctld_restarted()
             if rng.random() < 0.5:
                 c.scontrol("reconfigure")
-            print(f"round {r + 1}: {name} {how}")
+            if killed:  # else nothing was lost: SIGTERM saves everything
+                settle_crash_window(c, checker, restarted_at)
+            print(f"round {r + 1}: {name} {how}{' (kill -9)' if killed else ''}")
             if how == "garbage":
                 wait_until(f"slurmctld to name the damaged {name}",
                            lambda: f"{path}:" in log_since(c, offset), timeout=60)
