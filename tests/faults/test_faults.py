@@ -162,7 +162,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
     Unsettled, they take capacity from the storm round by round, until nothing is left to
     reclaim (seen in a 50-round soak, docs/reliability.md)."""
     c, checker, storm = checked
-    ghosts = 0
+    ended_in_all = 0
     for r, _ in storm_rounds(checked, rounds, rng, 8.0):
         kill9_slurmctld(c, checker)
         time.sleep(rng.uniform(0.0, 3.0))
@@ -172,7 +172,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
         checker.ctld_restarted()
         reclaims = checker.reclaims
         ended = settle_crash_window(c, checker, restarted_at)
-        ghosts += ended
+        ended_in_all += ended
         wait_scheduled_since(c, checker, offset)
         try:
             wait_reclaims(checker, reclaims)
@@ -181,7 +181,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
             raise
         print(f"round {r + 1}: slurmctld killed and started again; {ended} job(s) whose end the "
               f"kill lost ended at registration; {checker.reclaims - reclaims} reclaim victim(s)")
-    print(f"jobs whose end a kill lost, ended by their node's registration: {ghosts}")
+    print(f"jobs whose end a kill lost, ended by their node's registration: {ended_in_all}")
     wait_scheduling(c, storm)
 
 
