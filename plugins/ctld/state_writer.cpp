@@ -30,13 +30,9 @@ void StateWriter::queue(const std::string& path, std::string text, Durability du
   wake_.notify_all();
 }
 
-void StateWriter::retry_failed_now() {
-  for (const auto& [path, failed] : failed_) queued_.try_emplace(path, failed.pending);
-}
-
 void StateWriter::flush() {
   std::unique_lock<RankedMutex> lock(mutex_);
-  retry_failed_now();
+  queue_due_retries(/*all=*/true);
   wake_.notify_all();
   idle_.wait(lock, [&] { return queued_.empty() && !writing_; });
 }

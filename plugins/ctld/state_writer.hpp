@@ -73,13 +73,14 @@ class StateWriter {
   };
   void run();
   void wait_for_work(std::unique_lock<RankedMutex>& lock);
+  // Queues each failed write whose retry is due (every one with `all`), unless a newer text for
+  // its file is queued.
   void queue_due_retries(bool all);
   // Keeps each failed write for a retry; returns what to report, (error, message).
   std::vector<std::pair<bool, std::string>> record(const std::vector<Outcome>& outcomes,
                                                    std::map<std::string, Pending>& batch,
                                                    bool last_pass);
   [[nodiscard]] std::chrono::milliseconds retry_delay(int failures) const;
-  void retry_failed_now();
 
   Report report_;
   Retry retry_;

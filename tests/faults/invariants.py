@@ -234,18 +234,13 @@ class Checker:
             self.crash_window.setdefault((kind, job_id), what)
         return True
 
-    def started_before_reclaim(self, key, victims, running, before_running, families):
-        """What the share (account, family) KEY started between two samples before the first of
-        its VICTIMS was reclaimed (slurmctld's log orders the two within the half second): such a
-        job was running when the reclaim was decided, though the earlier sample did not see it."""
+    def started_before_reclaim(self, key, first_reclaim, running, before_running, families):
+        """What the share (account, family) KEY started between two samples before FIRST_RECLAIM,
+        the log time of the first reclaim of its jobs between them (slurmctld's log orders the
+        two within the half second): such a job was running when the reclaim was decided, though
+        the earlier sample did not see it."""
         account, family = key
         partitions, unit, _ = families[family]
-        # Each victim's latest reclaim is this one (a job may have been a victim before).
-        reclaimed = [max(times) for times in (self._log_times(v, "reclaimed") for v in victims)
-                     if times]
-        if not reclaimed:
-            return 0
-        first_reclaim = min(reclaimed)
         started = 0
         for job_id, job in running.items():
             if (job_id in before_running or job.get("Partition") not in partitions
@@ -376,7 +371,7 @@ class Checker:
                  and self.last_restart >= self.previous.get("at", now))
         if before_use is not None and not stale:
             taken = collections.Counter()
-            victims = collections.defaultdict(list)
+            reclaimed = collections.defaultdict(list)  # log times of this sample's reclaims
             since = self.previous["wall"] - RECLAIM_LOG_MARGIN
             for job_id, old in before_running.items():
                 new = jobs.get(job_id)
@@ -391,18 +386,19 @@ class Checker:
                 # ... and slurmctld logged the reclaim since the previous sample: Slurm's own
                 # requeue of a batch job missing from its node after a crash keeps the comment
                 # of an older reclaim.
-                if not any(t >= since for t in self._log_times(job_id, "reclaimed")):
+                reclaimed_at = max(self._log_times(job_id, "reclaimed"), default=0.0)
+                if reclaimed_at < since:
                     continue
                 self.reclaims += 1
                 for family, (partitions, unit, _) in families.items():
                     if old.get("Partition") in partitions:
                         taken[(old.get("Account", "").lower(), family)] += alloc(old, unit)
-                        victims[(old.get("Account", "").lower(), family)].append(job_id)
+                        reclaimed[(old.get("Account", "").lower(), family)].append(reclaimed_at)
             for key, amount in taken.items():
                 quota = quotas.get(key, (None, 0))[1]
                 left = before_use[key] - amount
                 if left < quota:
-                    left += self.started_before_reclaim(key, victims[key], running,
+                    left += self.started_before_reclaim(key, min(reclaimed[key]), running,
                                                         before_running, families)
                 if left < quota:
                     self.violate(f"quota: share {key[0]} reclaimed in {key[1]} to {left} "

@@ -185,13 +185,13 @@ stop_stray_steps() {
 # submitting command passed on). Left running, they hold users' processes and confuse the next
 # cluster's checks.
 stop_orphaned_job_scripts() {
-  local env pid conf="SLURM_CONF=$D/etc/slurm.conf"
+  local env vars pid conf="SLURM_CONF=$D/etc/slurm.conf"
   for env in /proc/[0-9]*/environ; do
     pid=${env#/proc/}
     pid=${pid%/environ}
     [ "$pid" != $$ ] || continue
-    if tr '\0' '\n' 2>/dev/null <"$env" | grep -q '^SLURM_JOB_ID=' &&
-      tr '\0' '\n' 2>/dev/null <"$env" | grep -qxF -- "$conf"; then
+    vars=$(tr '\0' '\n' 2>/dev/null <"$env") || continue
+    if grep -q '^SLURM_JOB_ID=' <<<"$vars" && grep -qxF -- "$conf" <<<"$vars"; then
       echo "cluster: killing $(tr '\0' ' ' 2>/dev/null </proc/"$pid"/cmdline)(pid $pid), a job script left over from $D" >&2
       kill -KILL "$pid" 2>/dev/null || true
     fi
