@@ -11,6 +11,7 @@ import signal
 import subprocess
 import time
 
+from controller import CRASH_WINDOW_S, MISSING_FROM_NODE, log_since, log_size
 from invariants import TERMINAL
 from slurm import WaitTimeout, wait_until
 from storm import resume_drained
@@ -34,16 +35,6 @@ def stop_slurmctld(c):
     pid = ctld_pid(c)
     os.kill(pid, signal.SIGTERM)
     wait_until("slurmctld to stop", lambda: not os.path.exists(f"/proc/{pid}"), timeout=60)
-
-
-def log_size(c):
-    return (c.dir / "log" / "slurmctld.log").stat().st_size
-
-
-def log_since(c, offset):
-    with open(c.dir / "log" / "slurmctld.log", "rb") as f:
-        f.seek(offset)
-        return f.read().decode(errors="replace")
 
 
 def wait_reclaims(checker, more_than, timeout=120):
@@ -104,13 +95,6 @@ def wait_scheduled_since(c, checker, offset, timeout=120):
             raise
     print(f"nothing started or reclaimed in {timeout} s, and nothing was owed: every family is "
           "held by shares within their quotas (above)")
-
-
-# Slurm ends a batch job that its node no longer runs when the node registers, but only once
-# BatchStartTimeout + MessageTimeout (10 + 10 s on the test cluster) have passed since the job was
-# last seen; a restart of slurmctld counts as seen (job_mgr.c, _purge_missing_jobs).
-CRASH_WINDOW_S = 22
-MISSING_FROM_NODE = re.compile(r"Batch JobId=\d+ missing from batch node")
 
 
 def ghosts(checker):
