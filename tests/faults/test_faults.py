@@ -4,17 +4,15 @@ random choice from --fault-seed (SHAREQ_FAULT_SEED), which it prints. Every wait
 sleeps are the faults' random moments, not waits for a condition.
 """
 
-import datetime
 import os
 import re
 import signal
 import subprocess
 import time
 
-from controller import CRASH_WINDOW_S, MISSING_FROM_NODE, log_since, log_size
+from controller import MISSING_FROM_NODE, log_since, log_size, settle_crash_window
 from invariants import TERMINAL
 from slurm import WaitTimeout, wait_until
-from storm import resume_drained
 
 STATE_FILES = ("shareq_usage", "shareq_warm_pools", "shareq_reclaim_claims")
 STATE_DAMAGE = ("truncated", "empty", "garbage", "unwritable")
@@ -97,44 +95,6 @@ def wait_scheduled_since(c, checker, offset, timeout=120):
           "held by shares within their quotas (above)")
 
 
-def ghosts(checker):
-    """Jobs slurmctld lists as RUNNING, started more than 5 s ago, whose script runs nowhere
-    (None when slurmctld does not answer)."""
-    records = checker.jobs()
-    if records is None:
-        return None
-    scripts = checker.job_processes()
-    now = time.time()
-    return sorted(job for job, recs in records.items()
-                  if recs[0]["JobState"] == "RUNNING" and job not in scripts
-                  and started_before(recs[0], now - 5))
-
-
-def started_before(job, when):
-    try:
-        return datetime.datetime.fromisoformat(job.get("StartTime", "")).timestamp() < when
-    except ValueError:
-        return False
-
-
-def settle_crash_window(c, checker, restarted_at):
-    """What an admin does after slurmctld crashed, once Slurm can tell (CRASH_WINDOW_S after the
-    restart): `scontrol reconfigure`, on which every slurmd registers, so that a job whose end
-    the kill lost (a ghost: listed RUNNING, holding its node, its script gone) is ended or
-    requeued; then nodes drained with "Duplicate jobid" are resumed. Returns how many jobs
-    slurmctld found missing from their node."""
-    time.sleep(max(0.0, restarted_at + CRASH_WINDOW_S - time.monotonic()))  # Slurm's timer
-    offset = log_size(c)
-    c.scontrol("reconfigure")
-    try:
-        wait_until("the jobs whose end the kill lost to be ended", lambda: ghosts(checker) == [],
-                   timeout=60)
-    except WaitTimeout:
-        print(f"still listed RUNNING without a script after the registrations: {ghosts(checker)}")
-    resume_drained(c)
-    return len(MISSING_FROM_NODE.findall(log_since(c, offset)))
-
-
 def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
     """kill -9 of slurmctld at random moments of the storm, started again as the harness does:
     no job lost, none running twice, capacity and quotas kept; after each restart, once Slurm's
@@ -155,7 +115,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
         restarted_at = time.monotonic()
         checker.ctld_restarted()
         reclaims = checker.reclaims
-        ended = settle_crash_window(c, checker, restarted_at)
+        ended = len(MISSING_FROM_NODE.findall(settle_crash_window(c, checker, restarted_at)))
         ended_in_all += ended
         wait_scheduled_since(c, checker, offset)
         try:

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from controller import CRASH_WINDOW_S, log_since, log_size
+from controller import settle_crash_window
 from fault_store import MODES, FaultStore
 from slurm import wait_until
 
@@ -98,7 +98,7 @@ def test_kill9_slurmd_during_a_prologs_image_fetch(checked, rounds, rng):
     ends it as a batch job missing from its node at the node's next registration once the job
     has run BatchStartTimeout + MessageTimeout (CRASH_WINDOW_S); nodes register every 20 pings
     (minutes), or at once on `scontrol reconfigure`, which an admin runs, as after a slurmctld
-    crash (test_faults.settle_crash_window)."""
+    crash (controller.settle_crash_window)."""
     c, checker, _ = checked
     with serving(c, checker) as store:
         for r in range(rounds):
@@ -123,14 +123,11 @@ def test_kill9_slurmd_during_a_prologs_image_fetch(checked, rounds, rng):
             wait_until("the prolog's fetch to give up", lambda: f"job {job}: image {image}: "
                        "fetching" in (c.dir / "log" / f"slurmd-{node}.log").read_text(
                            errors="replace"), timeout=60)
-            time.sleep(max(0.0, fetching_at + CRASH_WINDOW_S - time.monotonic()))  # Slurm's timer
-            offset = log_size(c)
-            c.scontrol("reconfigure")
+            settled_log = settle_crash_window(c, checker, fetching_at)
             wait_until(f"job {job} to end or be requeued",
                        lambda: c.job_state(job) in ("FAILED", "COMPLETED", "PENDING",
                                                     "NODE_FAIL", "CANCELLED"), timeout=30)
-            missing = re.search(rf"Batch JobId={job} missing from batch node[^\n]*",
-                                log_since(c, offset))
+            missing = re.search(rf"Batch JobId={job} missing from batch node[^\n]*", settled_log)
             print(f"round {r + 1}: job {job} {c.job_state(job)} after the node registered"
                   f" ({missing.group(0) if missing else 'slurmctld said nothing of it'})")
             c.run(["scancel", str(job)])
