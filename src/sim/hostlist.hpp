@@ -15,7 +15,8 @@ inline constexpr size_t kMaxHostlistNames = 100'000;
 
 // The names in order, duplicates kept. Errors (Error::field empty; the caller names it):
 // unbalanced brackets, an empty name or range, a range whose end is below its start, a
-// non-number in a range, more than kMaxHostlistNames names.
-Result<std::vector<std::string>> expand_hostlist(std::string_view list);
+// non-number in a range, more than max_names names.
+Result<std::vector<std::string>> expand_hostlist(std::string_view list,
+                                                 size_t max_names = kMaxHostlistNames);
 
 }  // namespace shareq::sim

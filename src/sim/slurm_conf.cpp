@@ -56,7 +56,7 @@ Result<int64_t> parse_gres_gpus(std::string_view gres) {
 
 class Reader {
  public:
-  Reader(std::string_view file) : file_(file) {}
+  Reader(std::string_view file, const SlurmConfLimits& limits) : file_(file), limits_(limits) {}
 
   void line(std::string_view text, int number) {
     const auto kvs = key_values(strip_comment(text));
@@ -109,18 +109,28 @@ class Reader {
       default_gpus_ = gpus;
       return;
     }
-    auto names = expand_hostlist(kvs[0].value);
+    if (too_many_nodes_) return;  // said once; expanding more lists would only cost time
+    auto names = expand_hostlist(kvs[0].value, limits_.hostlist_names);
     if (!names) return error(number, "NodeName", names.error().message);
+    if (cluster_.nodes.size() + names.value().size() > limits_.nodes) {
+      too_many_nodes_ = true;
+      const std::string most = std::to_string(limits_.nodes);
+      return error(number, "NodeName",
+                   "more than " + most + " nodes in all; the simulator takes at most " + most);
+    }
     for (auto& name : names.value()) add_node(name, gpus, number);
   }
 
   void add_node(std::string name, int64_t gpus, int number) {
     const int index = static_cast<int>(cluster_.nodes.size());
     if (!node_index_.emplace(name, index).second) {
+      if (errors_full()) return;  // the message would be dropped: do not build it
       return error(number, "NodeName", "node " + text::quote(name) + " is defined twice");
     }
     cluster_.nodes.push_back({std::move(name), gpus});
   }
+
+  bool errors_full() const { return errors_.size() >= kMaxInputErrors; }
 
   void partition_line(const std::vector<KeyValue>& kvs, int number) {
     const auto nodes = find_key(kvs, "Nodes");
@@ -140,15 +150,18 @@ class Reader {
 
   bool partition_nodes(const std::string& list, SimPartition& partition, int number) {
     if (list.empty()) return true;
+    if (too_many_partition_nodes_) return false;  // said once
     if (text::iequals(list, "ALL")) {
+      if (!room_in_partitions(cluster_.nodes.size(), number)) return false;
       for (size_t i = 0; i < cluster_.nodes.size(); ++i) partition.nodes.push_back(int(i));
       return true;
     }
-    auto names = expand_hostlist(list);
+    auto names = expand_hostlist(list, limits_.hostlist_names);
     if (!names) {
       error(number, "Nodes", names.error().message);
       return false;
     }
+    if (!room_in_partitions(names.value().size(), number)) return false;
     for (const auto& name : names.value()) {
       const auto found = node_index_.find(name);
       if (found == node_index_.end()) {
@@ -161,12 +174,29 @@ class Reader {
     return true;
   }
 
+  bool room_in_partitions(size_t more, int number) {
+    partition_nodes_ += more;
+    if (partition_nodes_ <= limits_.partition_nodes) return true;
+    too_many_partition_nodes_ = true;
+    const std::string most = std::to_string(limits_.partition_nodes);
+    error(number, "Nodes",
+          "the partitions list more than " + most +
+              " nodes in all (a node in two partitions counts twice); the simulator takes at "
+              "most " +
+              most);
+    return false;
+  }
+
   std::string_view file_;
+  SlurmConfLimits limits_;
   SlurmCluster cluster_;
   std::vector<InputError> errors_;
   std::unordered_map<std::string, int> node_index_;
   int64_t default_gpus_ = 0;
   std::string default_nodes_;
+  size_t partition_nodes_ = 0;  // every partition's node list together
+  bool too_many_nodes_ = false;
+  bool too_many_partition_nodes_ = false;
   struct Line {
     std::string value;
     int line = 0;
@@ -183,15 +213,18 @@ const SimPartition* SlurmCluster::find_partition(std::string_view name) const {
   return nullptr;
 }
 
-Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file) {
-  Reader reader(file);
+Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file,
+                                      const SlurmConfLimits& limits) {
+  Reader reader(file, limits);
   int number = 0;
   for (std::string_view line : split_lines(text)) reader.line(line, ++number);
   return reader.finish();
 }
 
 Parsed<SlurmCluster> load_slurm_conf(const std::string& path) {
-  return load_input<SlurmCluster>(path, parse_slurm_conf);
+  return load_input<SlurmCluster>(path, [](std::string_view text, std::string_view file) {
+    return parse_slurm_conf(text, file);
+  });
 }
 
 }  // namespace shareq::sim

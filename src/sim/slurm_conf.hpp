@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/hostlist.hpp"
 #include "sim/input_error.hpp"
 #include "sim/sched_params.hpp"
 
@@ -39,10 +40,25 @@ struct SlurmCluster {
   [[nodiscard]] const SimPartition* find_partition(std::string_view name) const;
 };
 
+// Most nodes a slurm.conf may define, and most nodes its partitions may list together (a node
+// in two partitions counts twice): what the simulator holds in memory stays bounded whatever the
+// file says (each line's host list is bounded by kMaxHostlistNames, the lines are not).
+inline constexpr size_t kMaxSimNodes = 100'000;
+inline constexpr size_t kMaxSimPartitionNodes = 1'000'000;
+
+struct SlurmConfLimits {
+  size_t hostlist_names = kMaxHostlistNames;  // one NodeName= or Nodes= list
+  size_t nodes = kMaxSimNodes;
+  size_t partition_nodes = kMaxSimPartitionNodes;
+};
+
 // Errors name the line and the key: a bad node list, a Gres count that is not a number, a node
 // defined twice, a partition naming a node no NodeName line defines, a partition defined twice,
-// a SchedulerType or a SchedulerParameters value the simulator does not take.
-Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file);
+// more nodes than kMaxSimNodes (or partitions listing more than kMaxSimPartitionNodes), a
+// SchedulerType or a SchedulerParameters value the simulator does not take. Smaller limits
+// exercise the same paths faster (the fuzzer).
+Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file,
+                                      const SlurmConfLimits& limits = {});
 
 // Reads a file and parses it; an unreadable file is one error with line 0.
 Parsed<SlurmCluster> load_slurm_conf(const std::string& path);

@@ -29,6 +29,9 @@ TEST(Hostlist, BadListsSayWhy) {
   EXPECT_NE(expand_hostlist("n[a-b]").error().message.find("N-M"), std::string::npos);
   EXPECT_NE(expand_hostlist("n1,,n2").error().message.find("empty"), std::string::npos);
   EXPECT_FALSE(expand_hostlist("n[1-999999999]").ok());
+  EXPECT_EQ(expand_hostlist("n[1-3],m[1-3]", 5).error().message,
+            "\"n[1-3],m[1-3]\" has more than 5 names");
+  EXPECT_EQ(expand_hostlist("n[1-5]", 5).value().size(), 5u);
 }
 
 TEST(SlurmConf, NodesGpusAndPartitions) {
@@ -59,6 +62,34 @@ TEST(SlurmConf, ErrorsNameLineAndKey) {
     EXPECT_FALSE(parsed.value);
     EXPECT_EQ(first_error(parsed.errors).rfind(expected, 0), 0u) << first_error(parsed.errors);
   }
+}
+
+TEST(SlurmConf, NodesAndPartitionListsAreBounded) {
+  // Two lines of 60,000 nodes: the second passes kMaxSimNodes, and the third is not expanded.
+  auto parsed =
+      parse_slurm_conf("NodeName=a[1-60000]\nNodeName=b[1-60000]\nNodeName=c[1-5]\n", "slurm.conf");
+  EXPECT_FALSE(parsed.value);
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].to_string(),
+            "slurm.conf:2: NodeName: more than 100000 nodes in all; the simulator takes at most "
+            "100000");
+
+  // 11 partitions of all 100,000 nodes list 1,100,000.
+  std::string text = "NodeName=n[1-100000]\n";
+  for (int i = 1; i <= 11; ++i) text += "PartitionName=p" + std::to_string(i) + " Nodes=ALL\n";
+  parsed = parse_slurm_conf(text, "slurm.conf");
+  EXPECT_FALSE(parsed.value);
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].to_string().rfind(
+                "slurm.conf:12: Nodes: the partitions list more than 1000000 nodes in all", 0),
+            0u)
+      << parsed.errors[0].to_string();
+
+  // Within both bounds: 100,000 nodes, 10 partitions of all of them.
+  text.erase(text.rfind("PartitionName=p11"));
+  parsed = parse_slurm_conf(text, "slurm.conf");
+  ASSERT_TRUE(parsed.value) << first_error(parsed.errors);
+  EXPECT_EQ(parsed.value->nodes.size(), 100'000u);
 }
 
 TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
