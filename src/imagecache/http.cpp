@@ -11,6 +11,8 @@
 namespace shareq::imagecache {
 namespace {
 
+constexpr long kMaxRedirects = 5;
+
 struct CurlDeleter {
   void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
 };
@@ -28,7 +30,7 @@ CurlHandle make_handle(const std::string& url, const TransferLimits& limits) {
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+  curl_easy_setopt(c, CURLOPT_MAXREDIRS, kMaxRedirects);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, static_cast<long>(limits.connect_timeout_s));
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.stall_timeout_s));
@@ -46,9 +48,54 @@ CurlHandle make_transfer(const std::string& url, const TransferLimits& limits,
   return curl;
 }
 
-// Runs the transfer; the error names the URL, the HTTP status when there is one, and curl's
-// reason, or `sink_error` (filled by the write callback when it gave up).
-Result<bool> perform(CURL* curl, const std::string& url, const std::string& sink_error) {
+// The store sent a redirect to a URL curl may not follow (file://, ftp://...).
+std::string redirect_refused(CURL* curl, const std::string& url) {
+  char* target = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &target);  // where curl was sent last
+  const std::string to =
+      target != nullptr && url != target ? std::string(" to ") + target : std::string();
+  return "the store redirected" + to + "; shareq follows redirects to http and https only";
+}
+
+// The store closed the connection before the end of the body.
+std::string cut_short(CURL* curl) {
+  curl_off_t received = 0;
+  curl_off_t announced = -1;
+  curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+  curl_easy_getinfo(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced);
+  std::string message = "the store closed the connection after " + std::to_string(received);
+  if (announced >= 0)
+    return message + " of the " + std::to_string(announced) + " bytes it announced";
+  return message + " bytes, before the end of the body";
+}
+
+// curl's one code for its three limits, told apart by where the transfer was when it stopped.
+std::string timed_out(CURL* curl, const TransferLimits& limits) {
+  curl_off_t connect_us = 0;
+  curl_off_t total_us = 0;
+  curl_off_t received = 0;
+  curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+  curl_easy_getinfo(curl, CURLINFO_TOTAL_TIME_T, &total_us);
+  curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+  if (connect_us == 0) {
+    return "no connection to the store within " + std::to_string(limits.connect_timeout_s) +
+           " s (the connect limit)";
+  }
+  const std::string got = " (" + std::to_string(received) + " bytes received)";
+  const curl_off_t whole_us = static_cast<curl_off_t>(limits.transfer_timeout_s) * 1'000'000;
+  if (limits.transfer_timeout_s > 0 && total_us + 500'000 >= whole_us) {
+    return "not done within " + std::to_string(limits.transfer_timeout_s) +
+           " s (the limit for a whole transfer)" + got;
+  }
+  return "the store sent less than 1024 bytes/s for " + std::to_string(limits.stall_timeout_s) +
+         " s (the stall limit)" + got;
+}
+
+// Runs the transfer; the error names the URL and what went wrong: `sink_error` (filled by the
+// write callback when it gave up), the HTTP status, shareq's words for a store's faults that name
+// the limit or the rule (redirects, a body cut short, the time limits), else curl's reason.
+Result<bool> perform(CURL* curl, const std::string& url, const std::string& sink_error,
+                     const TransferLimits& limits) {
   char detail[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail);
   const CURLcode rc = curl_easy_perform(curl);
@@ -61,6 +108,15 @@ Result<bool> perform(CURL* curl, const std::string& url, const std::string& sink
     message += sink_error;
   } else if (rc == CURLE_HTTP_RETURNED_ERROR) {
     message += "HTTP status " + std::to_string(status);
+  } else if (rc == CURLE_UNSUPPORTED_PROTOCOL && status >= 300 && status < 400) {
+    message += redirect_refused(curl, url);
+  } else if (rc == CURLE_TOO_MANY_REDIRECTS) {
+    message += "more than " + std::to_string(kMaxRedirects) +
+               " redirects; shareq follows at most " + std::to_string(kMaxRedirects);
+  } else if (rc == CURLE_PARTIAL_FILE) {
+    message += cut_short(curl);
+  } else if (rc == CURLE_OPERATION_TIMEDOUT) {
+    message += timed_out(curl, limits);
   } else {
     message += curl_easy_strerror(rc);
     if (detail[0] != '\0') message += std::string(" (") + detail + ")";
@@ -122,7 +178,7 @@ Result<std::string> http_get_small(const std::string& url, size_t max_bytes,
   sink.max = max_bytes;
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, small_write);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &sink);
-  Result<bool> done = perform(curl.get(), url, sink.error);
+  Result<bool> done = perform(curl.get(), url, sink.error, limits);
   if (!done) return done.error();
   return std::move(sink.data);
 }
@@ -141,7 +197,7 @@ Result<int64_t> http_download(const std::string& url, int fd, Sha256& hash,
                      static_cast<curl_off_t>(limits.max_bytes));
     sink.error = larger_than_the_cache(limits.max_bytes);  // what CURLE_FILESIZE_EXCEEDED means
   }
-  Result<bool> done = perform(curl.get(), url, sink.error);
+  Result<bool> done = perform(curl.get(), url, sink.error, limits);
   if (report != nullptr) {
     curl_off_t length = -1;
     if (curl_easy_getinfo(curl.get(), CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) != CURLE_OK) {

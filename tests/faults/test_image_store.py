@@ -47,11 +47,11 @@ def submit(c, checker, name, node, image):
 # What each fault's job must be told (its cause, after "shareq: error: image NAME: ").
 CAUSES = {
     "500": "HTTP status 500",
-    "reset": "Transferred a partial file",
+    "reset": "the store closed the connection after ",
     "truncated": "digest mismatch",
     "wrong": "digest mismatch",
-    "slow": "Operation too slow",
-    "file": 'Protocol "file" not supported',
+    "slow": "the store sent less than 1024 bytes/s for 30 s (the stall limit)",
+    "file": "the store redirected to file://",
     "huge": "larger than the image cache (ImageCacheSize, ",
 }
 

@@ -1,7 +1,7 @@
 // The HTTP store's response handling fed raw bytes (canned_store.hpp, as the fuzzer
 // fuzz_http_response does): bodies within and over the limit, chunked bodies, a status >= 400, a
-// body cut short of its Content-Length, a redirect to file:// refused, and downloads bounded by
-// the cache's size.
+// body cut short of its Content-Length (or of its chunks), a redirect to file:// refused, and
+// downloads bounded by the cache's size; each error in shareq's words.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -58,7 +58,20 @@ TEST(HttpCannedTest, RefusesABodyCutShortOfItsContentLength) {
   const CannedStore canned("HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\nshort");
   const Result<std::string> body = Get(canned);
   ASSERT_FALSE(body);
-  EXPECT_NE(body.error().message.find("fetching " + kUrl + " failed: "), std::string::npos);
+  EXPECT_EQ(body.error().message,
+            "fetching " + kUrl +
+                " failed: the store closed the connection after 5 of the 99999999999 bytes it "
+                "announced");
+}
+
+TEST(HttpCannedTest, RefusesAChunkedBodyCutShort) {
+  const CannedStore canned("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+  const Result<std::string> body = Get(canned);
+  ASSERT_FALSE(body);
+  EXPECT_EQ(body.error().message,
+            "fetching " + kUrl +
+                " failed: the store closed the connection after 5 bytes, before the end of the "
+                "body");
 }
 
 TEST(HttpCannedTest, DoesNotFollowARedirectToAFile) {
@@ -67,6 +80,10 @@ TEST(HttpCannedTest, DoesNotFollowARedirectToAFile) {
   const Result<std::string> body = Get(canned);
   ASSERT_FALSE(body);
   EXPECT_EQ(CannedStore::opened(), 1u);
+  EXPECT_EQ(body.error().message,
+            "fetching " + kUrl +
+                " failed: the store redirected to file:///etc/passwd; shareq follows redirects "
+                "to http and https only");
 }
 
 TEST(HttpCannedTest, StopsFollowingRedirectsAfterFive) {
@@ -76,6 +93,8 @@ TEST(HttpCannedTest, StopsFollowingRedirectsAfterFive) {
   const Result<std::string> body = Get(canned);
   ASSERT_FALSE(body);
   EXPECT_EQ(CannedStore::opened(), 6u);  // the first request and five redirects
+  EXPECT_EQ(body.error().message,
+            "fetching " + kUrl + " failed: more than 5 redirects; shareq follows at most 5");
 }
 
 TEST(HttpCannedTest, DownloadsAndHashesWhatItWrites) {

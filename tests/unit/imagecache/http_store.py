@@ -5,6 +5,7 @@ usage: http_store.py ROOT LOG. Prints its port on stdout once listening. Paths:
   /store/NAME  the file ROOT/NAME
   /cut/NAME    images announce their full length, send half and close (interrupted transfer)
   /slow/NAME   images sent in 64 KiB pieces 20 ms apart (so concurrent fetches overlap)
+  /stall/NAME  images announce their full length, send 1 KiB and then nothing for 30 s
 Anything else, or a missing file, is 404. Every image (not .sha256) served is logged to LOG.
 """
 import http.server
@@ -24,7 +25,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         mode, _, name = self.path.lstrip("/").partition("/")
         path = os.path.join(ROOT, name)
-        if mode not in ("store", "cut", "slow") or "/" in name or not os.path.isfile(path):
+        if mode not in ("store", "cut", "slow", "stall") or "/" in name or not os.path.isfile(path):
             self.send_error(404)
             return
         with open(path, "rb") as f:
@@ -45,6 +46,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(data[i : i + 65536])
                 self.wfile.flush()
                 time.sleep(0.02)
+        elif image and mode == "stall":
+            self.wfile.write(data[:1024])
+            self.wfile.flush()
+            time.sleep(30)  # the client gives up first (its stall limit); the thread then ends
+            self.close_connection = True
         else:
             self.wfile.write(data)
 

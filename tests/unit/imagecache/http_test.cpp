@@ -79,8 +79,40 @@ TEST_F(HttpTest, ServerClosingMidTransferLeavesNothing) {
   ASSERT_FALSE(image);
   EXPECT_NE(image.error().message.find("image llama: fetching http://127.0.0.1"), std::string::npos)
       << image.error().message;
+  EXPECT_NE(image.error().message.find(
+                "/cut/llama failed: the store closed the connection after 1048576 of the 2097152 "
+                "bytes it announced"),
+            std::string::npos)
+      << image.error().message;
   EXPECT_TRUE(Cached().empty());
   EXPECT_TRUE(List(tmp_.path() + "/cache/pins").empty());
+}
+
+TEST_F(HttpTest, AStalledTransferNamesTheStallLimit) {
+  CacheOptions options = Options("stall");
+  options.transfer.stall_timeout_s = 2;
+  Result<ImageCache> cache = ImageCache::open(options);
+  ASSERT_TRUE(cache) << cache.error().to_string();
+  const Result<CachedImage> image = cache.value().ensure_cached(Ref("llama"), "", 100);
+  ASSERT_FALSE(image);
+  EXPECT_NE(image.error().message.find("/stall/llama failed: the store sent less than 1024 "
+                                       "bytes/s for 2 s (the stall limit) (1024 bytes received)"),
+            std::string::npos)
+      << image.error().message;
+  EXPECT_TRUE(Cached().empty());
+}
+
+TEST_F(HttpTest, ATransferOverItsWholeLimitNamesThatLimit) {
+  CacheOptions options = Options("stall");
+  options.transfer.transfer_timeout_s = 2;  // before the stall limit (10 s)
+  Result<ImageCache> cache = ImageCache::open(options);
+  ASSERT_TRUE(cache) << cache.error().to_string();
+  const Result<CachedImage> image = cache.value().ensure_cached(Ref("llama"), "", 100);
+  ASSERT_FALSE(image);
+  EXPECT_NE(image.error().message.find("/stall/llama failed: not done within 2 s (the limit for "
+                                       "a whole transfer) (1024 bytes received)"),
+            std::string::npos)
+      << image.error().message;
 }
 
 TEST_F(HttpTest, CorruptedImageOverHttp) {
@@ -100,6 +132,8 @@ TEST_F(HttpTest, UnreachableStoreFailsWithinTheTimeout) {
   const Result<CachedImage> image = cache.value().ensure_cached(Ref("llama"), "", 100);
   ASSERT_FALSE(image);
   EXPECT_NE(image.error().message.find("image llama"), std::string::npos);
+  EXPECT_NE(image.error().message.find("Couldn't connect to server"), std::string::npos)
+      << image.error().message;  // refused at once: curl's words, not a time limit
 }
 
 TEST_F(HttpTest, ConcurrentSlowFetchesHitTheServerOnce) {
