@@ -48,8 +48,9 @@ def test_sbatch_refuses_malformed_flag_before_submitting(clean_queue, flag, need
     ("SHAREQ_SHARE", "a/b", "--share"),
 ])
 def test_environment_fallbacks_are_validated_too(clean_queue, variable, value, needle):
+    """The message names the flag the variable stands for, and the variable the user set."""
     out = clean_queue.sbatch("alice", "-p", "p4", env={variable: value}, expect_ok=False)
-    assert_refused(out, "shareq: ", needle)
+    assert_refused(out, "shareq: ", needle, f"(from {variable})")
 
 
 def test_command_line_wins_over_environment(clean_queue):

@@ -79,9 +79,12 @@ TEST(FallbackConfig, RefusesAnUnknownFamilyItselfAndADuplicate) {
 }
 
 TEST(FallbackConfig, RefusesBadSettings) {
-  EXPECT_NE(errors_of("FallbackDelay=soon\n").find("shareq.conf:1: FallbackDelay: "),
+  EXPECT_NE(errors_of("FallbackDelay=soon\n")
+                .find("shareq.conf:1: FallbackDelay: \"soon\" is not an integer; allowed: a "
+                      "non-negative number of seconds, optionally with suffix s, m, h or d"),
             std::string::npos);
-  EXPECT_NE(errors_of("MaxFallbackRequeues=101\n").find("shareq.conf:1: MaxFallbackRequeues: "),
+  EXPECT_NE(errors_of("MaxFallbackRequeues=101\n")
+                .find("shareq.conf:1: MaxFallbackRequeues: 101 is out of range; allowed: 0..100"),
             std::string::npos);
   EXPECT_NE(errors_of("MaxFallbackRequeues=-1\n").find("0..100"), std::string::npos);
 }
