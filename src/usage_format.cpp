@@ -10,8 +10,11 @@ namespace shareq {
 namespace {
 
 constexpr std::string_view kHeader = "# shareq decayed usage: SHARE FAMILY UNIT_SECONDS";
-constexpr std::string_view kVersion = "version=1";
+constexpr std::string_view kVersion = "version=2";
+// Version 1 had no "end" line; such a file (from an earlier shareq) is still read.
+constexpr std::string_view kVersionWithoutEnd = "version=1";
 constexpr std::string_view kLastRan = "last_ran=";
+constexpr std::string_view kEnd = "end";
 
 std::vector<std::string_view> words(std::string_view line) {
   std::vector<std::string_view> out;
@@ -49,13 +52,15 @@ std::string format_usage(const UsageFile& file) {
     std::snprintf(value, sizeof value, "%.17g", r.value);
     out += r.share + " " + r.family + " " + value + "\n";
   }
-  return out;
+  return out + std::string(kEnd) + "\n";
 }
 
 Result<UsageFile> parse_usage(std::string_view text, std::string_view label) {
   UsageFile file;
   int line_no = 0;
   bool have_version = false;
+  bool needs_end = false;
+  bool have_end = false;
   bool have_last_ran = false;
   size_t pos = 0;
   if (text.empty()) {
@@ -70,9 +75,13 @@ Result<UsageFile> parse_usage(std::string_view text, std::string_view label) {
     pos = nl + 1;
     ++line_no;
     if (line.empty() || line.front() == '#') continue;
+    if (have_end) return bad(label, line_no, "text after the \"end\" line");
     if (!have_version) {
-      if (line != kVersion) return bad(label, line_no, "expected \"version=1\"");
+      if (line != kVersion && line != kVersionWithoutEnd) {
+        return bad(label, line_no, R"(expected "version=2" (or an earlier shareq's "version=1"))");
+      }
       have_version = true;
+      needs_end = line == kVersion;
       continue;
     }
     if (!have_last_ran) {
@@ -83,6 +92,10 @@ Result<UsageFile> parse_usage(std::string_view text, std::string_view label) {
         return bad(label, line_no, "last_ran is not a number of seconds");
       }
       have_last_ran = true;
+      continue;
+    }
+    if (needs_end && line == kEnd) {
+      have_end = true;
       continue;
     }
     const auto w = words(line);
@@ -102,6 +115,8 @@ Result<UsageFile> parse_usage(std::string_view text, std::string_view label) {
   }
   if (!have_version || !have_last_ran)
     return bad(label, line_no, "truncated (no version or last_ran)");
+  // A file cut at a line boundary still ends with a newline: only the "end" line tells.
+  if (needs_end && !have_end) return bad(label, line_no, "truncated (no \"end\" line)");
   return file;
 }
 

@@ -2,15 +2,18 @@
 // plugin, plugins/ctld/usage_file.cpp, reads and writes the file itself):
 //
 //   # shareq decayed usage: SHARE FAMILY UNIT_SECONDS
-//   version=1
+//   version=2
 //   last_ran=1700000000
 //   prodexp1 p4 7200.5
+//   end
 //
-// Empty lines and lines starting with '#' are skipped. Then "version=1", then
+// Empty lines and lines starting with '#' are skipped. Then "version=2", then
 // "last_ran=SECONDS" (seconds since the epoch, >= 0), then one record a line: the share (lower
 // case), the family and the decayed usage in the family's unit x seconds (finite, >= 0),
-// separated by spaces or tabs. Names are 1-64 of [A-Za-z0-9_.-]. The text ends with a newline,
-// which tells a complete file from a truncated one. Pure: no file, no clock, no Slurm header.
+// separated by spaces or tabs, then "end". Names are 1-64 of [A-Za-z0-9_.-]. The "end" line and
+// the final newline tell a complete file from a truncated one (cut at a line boundary or not).
+// A "version=1" file (an earlier shareq's, without the "end" line) is still read. Pure: no file,
+// no clock, no Slurm header.
 #pragma once
 
 #include <cstdint>

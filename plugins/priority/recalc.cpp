@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -441,8 +442,15 @@ uint32_t priority_of(job_record_t* job) {
 bool start_recalc() {
   const std::string path = state_path();
   if (!path.empty()) {
+    std::error_code missing;
+    const bool saved_before = std::filesystem::exists(path, missing);
     if (auto why = ctld::usage_store().load(path)) {
-      log_info("priority: no usable usage state (%s); starting from zero", why->c_str());
+      // No file is a first start; a file that cannot be used is damage an admin should see.
+      if (saved_before) {
+        log_error("priority: %s; usage starts from zero", why->c_str());
+      } else {
+        log_info("priority: no usage state yet (%s); starting from zero", why->c_str());
+      }
     } else {
       log_info("priority: usage state read from %s", path.c_str());
     }

@@ -168,8 +168,9 @@ def wait_written(c, name, offset, what, written, timeout=90):
 def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
     """Each of shareq's state files truncated, emptied, filled with garbage or made unwritable
     while slurmctld is stopped (kill -9 or SIGTERM), then started (and reconfigured): it starts,
-    names a damaged file in its log, goes on scheduling, and loses no job. After a kill -9,
-    Slurm's crash window is settled as in the kill -9 test, so that the storm goes on."""
+    names a truncated, empty or garbage file in its log, goes on scheduling, and loses no job.
+    After a kill -9, Slurm's crash window is settled as in the kill -9 test, so that the storm
+    goes on."""
     c, checker, storm = checked
     state = c.dir / "spool" / "ctld"
     storm.start()
@@ -195,7 +196,7 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
             if killed:  # else nothing was lost: SIGTERM saves everything
                 settle_crash_window(c, checker, restarted_at)
             print(f"round {r + 1}: {name} {how}{' (kill -9)' if killed else ''}")
-            if how == "garbage":
+            if how in ("garbage", "truncated", "empty"):  # each format tells all three
                 wait_until(f"slurmctld to name the damaged {name}",
                            lambda: f"{path}:" in log_since(c, offset), timeout=60)
             if how == "unwritable":

@@ -15,16 +15,34 @@ TEST(UsageFormat, ExactTextAndExactRoundTrip) {
   const UsageFile file{1'700'000'000, {{"prodexp1", "p4", 7200.5}, {"research", "p5", 0.1 + 0.2}}};
   const std::string text = format_usage(file);
   EXPECT_EQ(text,
-            "# shareq decayed usage: SHARE FAMILY UNIT_SECONDS\nversion=1\nlast_ran=1700000000\n"
-            "prodexp1 p4 7200.5\nresearch p5 0.30000000000000004\n");
+            "# shareq decayed usage: SHARE FAMILY UNIT_SECONDS\nversion=2\nlast_ran=1700000000\n"
+            "prodexp1 p4 7200.5\nresearch p5 0.30000000000000004\nend\n");
   const Result<UsageFile> back = parse_usage(text, "f");
   ASSERT_TRUE(back) << back.error().to_string();
   EXPECT_EQ(back.value(), file);
   EXPECT_EQ(back.value().records[1].value, 0.1 + 0.2);
 }
 
+TEST(UsageFormat, AFileCutAtALineBoundaryIsRefused) {
+  const std::string text = format_usage({5, {{"prodexp1", "p4", 1}, {"research", "p5", 2}}});
+  const size_t last_record = text.rfind("research");
+  ASSERT_NE(last_record, std::string::npos);
+  for (const size_t cut : {last_record, text.size() - 4}) {  // before a record, before "end"
+    const Result<UsageFile> parsed = parse_usage(text.substr(0, cut), "f");
+    ASSERT_FALSE(parsed) << text.substr(0, cut);
+    EXPECT_EQ(parsed.error().message, "truncated (no \"end\" line)");
+  }
+}
+
+TEST(UsageFormat, AnEarlierShareqsFileWithoutEndIsRead) {
+  const Result<UsageFile> old = parse_usage("version=1\nlast_ran=17\nprodexp1 p4 2.5\n", "f");
+  ASSERT_TRUE(old) << old.error().to_string();
+  EXPECT_EQ(old.value(), (UsageFile{17, {{"prodexp1", "p4", 2.5}}}));
+}
+
 TEST(UsageFormat, CommentsBlankLinesTabsAndNoRecords) {
-  const Result<UsageFile> none = parse_usage("# hello\nversion=1\n\nlast_ran=17\n# none\n", "f");
+  const Result<UsageFile> none =
+      parse_usage("# hello\nversion=2\n\nlast_ran=17\n# none\nend\n# after\n\n", "f");
   ASSERT_TRUE(none) << none.error().to_string();
   EXPECT_EQ(none.value(), (UsageFile{17, {}}));
   const Result<UsageFile> tabs = parse_usage("version=1\nlast_ran=0\n\tA.b-c_1 \tp4  1e3 \n", "f");
@@ -37,7 +55,10 @@ TEST(UsageFormat, MalformedTextIsRefusedWholeWithTheLineAtFault) {
        std::vector<std::tuple<std::string, std::string, std::string>>{
            {"", "f:0", "empty file"},
            {"version=1\nlast_ran=5\nprodexp1 p4 12", "f:0", "truncated"},
-           {"version=2\nlast_ran=5\n", "f:1", "expected \"version=1\""},
+           {"version=3\nlast_ran=5\n", "f:1", "expected \"version=2\" (or"},
+           {"version=2\nlast_ran=5\nend\nprodexp1 p4 1\n", "f:4", "text after the \"end\""},
+           {"version=2\nlast_ran=5\nprodexp1 p4 1\n", "f:3", "truncated (no \"end\" line)"},
+           {"version=1\nlast_ran=5\nend\n", "f:3", "expected \"SHARE FAMILY VALUE\""},
            {"version=1\nlast_ran=soon\n", "f:2", "last_ran is not"},
            {"version=1\nlast_ran=-1\n", "f:2", "last_ran is not"},
            {"version=1\nlast_ran=\n", "f:2", "last_ran is not"},
