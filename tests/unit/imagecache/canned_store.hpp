@@ -68,7 +68,8 @@ class CannedStore {
           ++accepted;
         }
         // At most a few KiB, well under a socket buffer: never blocks.
-        if (!bytes.empty() && ::write(fd, bytes.data(), bytes.size()) < 0) continue;
+        // MSG_NOSIGNAL: a client that already gave up must not kill the process with SIGPIPE.
+        if (!bytes.empty() && ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) < 0) continue;
         ::shutdown(fd, SHUT_WR);
       }
     }
