@@ -134,6 +134,23 @@ std::string tag_home(const shareq_job_fields_t& f) {
   return tag ? tag->home : "";
 }
 
+// " (from SHAREQ_X)" when a refused submission's value for `field` came from the SHAREQ_X
+// variable rather than a command-line flag: Slurm adds _SLURM_SPANK_OPTION_shareq_<option> for a
+// flag only (the SPANK plugin forwards both as SHAREQ_X), and a client without the SPANK plugin
+// can set SHAREQ_X alone. "" for an update (the value is the job's own) and for a flag.
+std::string variable_named(std::string_view field, const shareq_admission_t& a,
+                           const shareq_job_fields_t& f) {
+  if (!a.set_account) return "";
+  for (const shareq_flag_name& names : shareq_flag_names) {
+    if (field.size() != std::strlen(names.option) + 2 || field.substr(2) != names.option) continue;
+    const bool from_variable =
+        shareq_env_get(*f.spank_env, *f.spank_env_size, names.env) != nullptr &&
+        shareq_env_get(*f.spank_env, *f.spank_env_size, names.slurm_env) == nullptr;
+    return from_variable ? std::string(" (from ") + names.env + ")" : "";
+  }
+  return "";
+}
+
 int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fields_t& f,
           char** err_msg) {
   shareq::SubmitFlags flags{flag(f, SHAREQ_FLAG_SHARE), flag(f, SHAREQ_FLAG_PRIORITY),
@@ -151,7 +168,8 @@ int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fie
     }
     set_error(err_msg, std::string(shareq::kShareFlag) +
                            ": shareq.conf could not be loaded, so shares cannot be checked; jobs "
-                           "with --share are refused until an administrator fixes it");
+                           "with --share are refused until an administrator fixes it" +
+                           variable_named(shareq::kShareFlag, a, f));
     return ESLURM_INVALID_ACCOUNT;
   }
 
@@ -164,7 +182,7 @@ int admit(const shareq_conf_t* conf, const shareq_admission_t& a, shareq_job_fie
       f.partition == nullptr ? shareq::validate_update(conf->config, flags, job, tag_home(f))
                              : shareq::validate_submission(conf->config, flags, job);
   if (!result) {
-    set_error(err_msg, result.error().to_string());
+    set_error(err_msg, result.error().to_string() + variable_named(result.error().field, a, f));
     return result.error().field == shareq::kShareFlag ? ESLURM_INVALID_ACCOUNT : SLURM_ERROR;
   }
   const shareq::Submission& s = result.value();

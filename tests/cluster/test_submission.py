@@ -82,6 +82,20 @@ def test_flags_appear_in_help_with_the_shareq_prefix(cluster):
 def test_share_unknown_to_shareq_conf_is_refused(clean_queue):
     out = clean_queue.sbatch("alice", "-p", "p4", "--share=nosuchshare", expect_ok=False)
     assert_refused(out, "sbatch: error: shareq: --share", "nosuchshare", "prodexp1")
+    # Given as a flag, so no variable is named (Slurm forwards the flag under its option name).
+    assert "(from" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("command", ["sbatch", "srun", "salloc"])
+def test_a_share_refused_by_the_controller_names_where_it_came_from(clean_queue, command):
+    """The SPANK plugin passes a well-formed share on; slurmctld refuses an unknown one and
+    says whether the user gave the flag or the variable (SHAREQ_SHARE from a login script)."""
+    args = [command, "-p", "p4"] + (["--wrap", "true"] if command == "sbatch" else ["true"])
+    by_flag = clean_queue.run(args[:1] + ["--share=nosuchshare"] + args[1:], user="alice")
+    assert_refused(by_flag, "shareq: --share", "nosuchshare")
+    assert "(from" not in by_flag.stderr, by_flag.stderr
+    by_variable = clean_queue.run(args, user="alice", env={"SHAREQ_SHARE": "nosuchshare"})
+    assert_refused(by_variable, "shareq: --share", "nosuchshare", "(from SHAREQ_SHARE)")
 
 
 def test_share_without_quota_in_the_partitions_family_is_refused(clean_queue):
@@ -113,12 +127,18 @@ def test_controller_refuses_what_a_bypassed_client_sends(clean_queue, variable, 
     """A client without the SPANK plugin can put anything in the job's SPANK environment."""
     raw = str(clean_queue.build_dir / RAW_SUBMIT)
     before = job_ids(clean_queue)
+    log_path = clean_queue.dir / "log" / "slurmctld.log"
+    log_start = log_path.stat().st_size
     out = clean_queue.run([raw, "-p", "p4", "-A", "prodexp1", "-e", f"{variable}={value}"],
                           user="alice")
     assert out.returncode != 0, out.stdout
     assert job_ids(clean_queue) == before
-    log = (clean_queue.dir / "log" / "slurmctld.log").read_text()
-    assert f"shareq: {needle}" in out.stderr + log
+    with open(log_path, encoding="utf-8", errors="replace") as log:
+        log.seek(log_start)
+        new_log = log.read()
+    said = [line for line in (out.stderr + new_log).splitlines() if f"shareq: {needle}:" in line]
+    assert said, out.stderr
+    assert all(line.endswith(f"(from {variable})") for line in said), said
 
 
 # ---- accepted jobs ------------------------------------------------------------------------

@@ -40,6 +40,13 @@ static void job_init(job_t* job, const char* account, const char* const* env) {
   job->fields.spank_env_size = &job->env_size;
 }
 
+/* Whether `text` ends with `suffix`. */
+static bool ends_with(const char* text, const char* suffix) {
+  const size_t length = strlen(text);
+  const size_t suffix_length = strlen(suffix);
+  return length >= suffix_length && strcmp(text + length - suffix_length, suffix) == 0;
+}
+
 static void job_free(job_t* job) {
   slurm_xfree((void**)&job->account);
   slurm_xfree((void**)&job->admin_comment);
@@ -177,10 +184,25 @@ static void bad_priority_is_refused_with_the_flag_named_and_job_untouched(void**
   assert_int_equal(submit(*state, &job, "p4"), SLURM_ERROR);
   assert_non_null(job.err);
   assert_true(strncmp(job.err, "shareq: --share-priority: ", 26) == 0);
+  /* The value came from the variable alone (no flag: Slurm's option name is absent). */
+  assert_true(ends_with(job.err, " (from SHAREQ_SHARE_PRIORITY)"));
   assert_string_equal(job.account, "research");
   assert_null(job.admin_comment);
   assert_int_equal(job.env_size, 2);
   assert_string_equal(shareq_env_get(job.env, job.env_size, "SHAREQ_SHARE"), "ProdExp1");
+  job_free(&job);
+}
+
+/* With the SPANK plugin a command-line flag reaches job_submit under both names: the refusal
+ * names the flag alone. */
+static void a_refused_command_line_flag_names_no_variable(void** state) {
+  const char* const env[] = {"SHAREQ_SHARE_PRIORITY=100",
+                             "_SLURM_SPANK_OPTION_shareq_share_priority=100", NULL};
+  job_t job;
+  job_init(&job, "prodexp1", env);
+  assert_int_equal(submit(*state, &job, "p4"), SLURM_ERROR);
+  assert_true(strncmp(job.err, "shareq: --share-priority: ", 26) == 0);
+  assert_null(strstr(job.err, "(from"));
   job_free(&job);
 }
 
@@ -200,6 +222,7 @@ static void unknown_share_is_an_invalid_account(void** state) {
   assert_int_equal(submit(*state, &job, "p4"), ESLURM_INVALID_ACCOUNT);
   assert_true(strncmp(job.err, "shareq: --share: ", 17) == 0);
   assert_non_null(strstr(job.err, "nosuch"));
+  assert_true(ends_with(job.err, " (from SHAREQ_SHARE)"));
   job_free(&job);
 }
 
@@ -247,6 +270,7 @@ static void no_good_config_refuses_share_only(void** state) {
   job_init(&job, "prodexp1", with_share);
   assert_int_equal(submit(NULL, &job, "p4"), ESLURM_INVALID_ACCOUNT);
   assert_non_null(strstr(job.err, "shareq.conf"));
+  assert_true(ends_with(job.err, " (from SHAREQ_SHARE)"));
   job_free(&job);
 
   const char* const without[] = {"SHAREQ_SHARE_PRIORITY=5", NULL};
@@ -281,6 +305,8 @@ static void modify_cannot_escape_to_a_share_without_quota(void** state) {
   slurm_xfree((void**)&job.err);
   shareq_admission_t to_p5 = {"prodexp1", "p5", "p4", false, false, NULL};
   assert_int_equal(shareq_admit(*state, &to_p5, &job.fields, &job.err), ESLURM_INVALID_ACCOUNT);
+  /* An update's share is the job's own: no variable is named. */
+  assert_null(strstr(job.err, "(from"));
   assert_string_equal(shareq_env_get(job.env, job.env_size, "SHAREQ_SHARE"), "prodexp1");
   assert_null(job.admin_comment);
   job_free(&job);
@@ -349,6 +375,7 @@ int main(void) {
       cmocka_unit_test(account_is_the_share_without_flags),
       cmocka_unit_test(slurm_option_names_are_read_when_plugin_names_are_absent),
       cmocka_unit_test(bad_priority_is_refused_with_the_flag_named_and_job_untouched),
+      cmocka_unit_test(a_refused_command_line_flag_names_no_variable),
       cmocka_unit_test(keep_alive_above_the_configured_maximum_is_refused),
       cmocka_unit_test(unknown_share_is_an_invalid_account),
       cmocka_unit_test(every_partition_of_a_list_is_checked),
