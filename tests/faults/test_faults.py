@@ -16,6 +16,12 @@ from slurm import WaitTimeout, wait_until
 
 STATE_FILES = ("shareq_usage", "shareq_warm_pools", "shareq_reclaim_claims")
 STATE_DAMAGE = ("truncated", "empty", "garbage", "unwritable")
+# What slurmctld says it starts from when a state file cannot be read, on the line naming it.
+STARTS_FROM = {
+    "shareq_usage": "usage starts from zero",
+    "shareq_warm_pools": "starting with no warm pools",
+    "shareq_reclaim_claims": "the jobs that were waiting for their victims are decided afresh",
+}
 
 
 def ctld_pid(c):
@@ -147,6 +153,11 @@ def damage(path, how, rng):
         raise ValueError(how)
 
 
+def said_damaged(log, path, starts_from):
+    """Whether one line of LOG names the state file PATH and says what slurmctld starts from."""
+    return any(f"{path}:" in line and starts_from in line for line in log.splitlines())
+
+
 def wait_written(c, name, offset, what, written, timeout=90):
     """Waits until written() (slurmctld wrote the state file NAME, or said it cannot). The
     reclaim claims are written only when a claim changes: with no reclaim in slurmctld's log from
@@ -168,7 +179,8 @@ def wait_written(c, name, offset, what, written, timeout=90):
 def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
     """Each of shareq's state files truncated, emptied, filled with garbage or made unwritable
     while slurmctld is stopped (kill -9 or SIGTERM), then started (and reconfigured): it starts,
-    names a truncated, empty or garbage file in its log, goes on scheduling, and loses no job.
+    names a truncated, empty or garbage file in its log and says on that line what it starts from
+    instead (STARTS_FROM), goes on scheduling, and loses no job.
     After a kill -9, Slurm's crash window is settled as in the kill -9 test, so that the storm
     goes on."""
     c, checker, storm = checked
@@ -197,8 +209,9 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
                 settle_crash_window(c, checker, restarted_at)
             print(f"round {r + 1}: {name} {how}{' (kill -9)' if killed else ''}")
             if how in ("garbage", "truncated", "empty"):  # each format tells all three
-                wait_until(f"slurmctld to name the damaged {name}",
-                           lambda: f"{path}:" in log_since(c, offset), timeout=60)
+                wait_until(f"slurmctld to name the damaged {name} and say what it starts from",
+                           lambda: said_damaged(log_since(c, offset), path, STARTS_FROM[name]),
+                           timeout=60)
             if how == "unwritable":
                 wait_written(c, name, offset, f"slurmctld to say it cannot save {name}",
                              lambda: f"{path}" in log_since(c, offset)
