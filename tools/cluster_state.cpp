@@ -68,7 +68,8 @@ constexpr policy::FamilyId kNoFamily = ~policy::FamilyId{0};
 // PreemptGraceTime + job_end_allowance_s ago (the claim's lifetime), or whose reason says it waits
 // for them (the scheduler's own words). Each is its request in the family its victims ran in
 // (else its first family), since they were signalled. Marks those jobs awaiting_victims, as
-// slurmctld's reclaim_in_flight() does.
+// slurmctld's reclaim_in_flight() does, and victims_running while a victim still runs, as its
+// claim_victims_running() does.
 std::vector<policy::ReclaimClaim> claims_of(const policy::Policy& policy,
                                             const std::vector<JobInfo>& jobs,
                                             std::vector<policy::PendingJob>& pending, int64_t now,
@@ -79,8 +80,11 @@ std::vector<policy::ReclaimClaim> claims_of(const policy::Policy& policy,
     policy::ReclaimClaim claim{
         p.id, p.share, p.requests.front().family, p.requests.front().amount, p.priority, 0, {}};
     bool family_known = false;
+    bool victim_running = false;
     for (const JobInfo* victim : victims_of(jobs, p.id)) {
       claim.victims.push_back(victim->id);
+      victim_running = victim_running || victim->state == JobState::Running ||
+                       victim->state == JobState::Suspended;
       claim.since = std::max(claim.since, victim->preempt_time);
       if (family_known || victim->partitions.empty()) continue;
       const policy::FamilyId family =
@@ -95,6 +99,7 @@ std::vector<policy::ReclaimClaim> claims_of(const policy::Policy& policy,
     const bool signalled = claim.since > 0 && now - claim.since <= lifetime;
     if (!signalled && !p.awaiting_victims) continue;
     p.awaiting_victims = true;
+    p.victims_running = victim_running;
     if (claim.since == 0) claim.since = now;
     claims.push_back(std::move(claim));
   }
@@ -265,7 +270,11 @@ std::vector<const JobInfo*> ClusterState::queue(policy::FamilyId family) const {
 
 const JobInfo* ClusterState::next_to_start(policy::FamilyId family, int64_t now) const {
   for (const JobInfo* info : queue(family)) {
-    if (decide(*pending_job(info->id), family, now).verdict != policy::Verdict::Wait) return info;
+    const policy::PendingJob& job = *pending_job(info->id);
+    // A job awaiting its victims has the capacity they free, even while one still runs.
+    if (job.awaiting_victims || decide(job, family, now).verdict != policy::Verdict::Wait) {
+      return info;
+    }
   }
   return nullptr;
 }

@@ -94,8 +94,8 @@ class ClusterState {
   // The pending jobs that may run in `family` and are not held (Slurm priority 0), in Slurm's
   // order: highest priority first, equal priorities by job id.
   [[nodiscard]] std::vector<const JobInfo*> queue(policy::FamilyId family) const;
-  // The first job of queue(family) that decide() lets start or preempt now: the one that starts
-  // next in the family. nullptr when every one waits.
+  // The first job of queue(family) that decide() lets start or preempt now, or that awaits the
+  // victims of its reclaim: the one that starts next in the family. nullptr when every one waits.
   [[nodiscard]] const JobInfo* next_to_start(policy::FamilyId family, int64_t now) const;
 
   // nullptr when absent.

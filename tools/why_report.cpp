@@ -61,9 +61,12 @@ std::optional<int64_t> first_reclaimable(const ClusterState& state, ShareId s, F
 std::string outlook(const ClusterState& state, const policy::PendingJob& job, FamilyId f,
                     int64_t amount, int64_t now) {
   const policy::Decision d = state.decide(job, f, now);
+  // Rule 2 of decide(): it starts once its victims have ended (Wait while one still runs).
+  if (job.awaiting_victims && d.reason == WaitReason::None) {
+    return "the jobs it preempted are ending; it starts once they have";
+  }
   switch (d.verdict) {
     case policy::Verdict::Start:
-      if (job.awaiting_victims) return "the jobs it preempted are ending; it starts once they have";
       if (d.no_room == policy::kAwaitingCompletingNode) {
         return "it fits now, nothing to preempt; if no node has room it waits for a node that is "
                "still cleaning up after a job that ended, rather than reclaim";

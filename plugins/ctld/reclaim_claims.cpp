@@ -133,6 +133,21 @@ bool reclaim_in_flight(uint32_t job_id, int64_t now) {
                      [&](const policy::NamedClaim& c) { return c.job == job_id; });
 }
 
+bool claim_victims_running(uint32_t job_id) {
+  std::vector<policy::JobId> victims;
+  {
+    ClaimsPart& c = controller_state().claims;
+    const RankedLock lock(c.mutex);
+    load_locked(c);
+    const auto claim = std::find_if(c.claims.begin(), c.claims.end(),
+                                    [&](const policy::NamedClaim& c) { return c.job == job_id; });
+    if (claim == c.claims.end()) return false;
+    victims = claim->victims;
+  }
+  // The registry's mutex is taken after the claims' is released: no order between the two.
+  return std::any_of(victims.begin(), victims.end(), job_holds_allocation);
+}
+
 uint64_t claims_version() {
   ClaimsPart& c = controller_state().claims;
   const RankedLock lock(c.mutex);

@@ -36,6 +36,10 @@ SHAREQ_CTLD_API void claim_ended(uint32_t job_id);
 SHAREQ_CTLD_API void claims_keep_pending(std::vector<uint32_t> pending);
 // Whether the job waits for victims it preempted (a live claim).
 SHAREQ_CTLD_API bool reclaim_in_flight(uint32_t job_id, int64_t now);
+// Whether a victim of the job's claim still holds its allocation (job_holds_allocation): in
+// PreemptGraceTime, or listed as RUNNING again after a slurmctld crash lost its preemption (the
+// claim, saved at once, outlived Slurm's own state). false without a claim.
+SHAREQ_CTLD_API bool claim_victims_running(uint32_t job_id);
 // Changes with every claim recorded, ended or expired (expiry is seen at the next call of
 // reclaim_in_flight or decision_snapshot): for caches of what claims decide.
 SHAREQ_CTLD_API uint64_t claims_version();

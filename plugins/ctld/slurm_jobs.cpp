@@ -221,6 +221,12 @@ void job_released(JobRecord* job) {
   jobs_changed();
 }
 
+bool job_holds_allocation(uint32_t job_id) {
+  RunningJobsPart& jobs = part();
+  const RankedLock lock(jobs.mutex);
+  return jobs.registry.contains(job_id);
+}
+
 void jobs_reset(void* job_list_ptr) {
   (void)gpu_tres_pos();
   std::map<uint32_t, RunningAllocation> fresh;

@@ -107,6 +107,9 @@ SHAREQ_CTLD_API void job_allocated(JobRecord* job);
 SHAREQ_CTLD_API void job_released(JobRecord* job);
 // Rebuilds the registry from every running or suspended job of `jobs` (job_list).
 SHAREQ_CTLD_API void jobs_reset(void* jobs);
+// Whether the registry holds the job (it runs or is suspended, with nodes). Any lock state; takes
+// only this file's mutex.
+SHAREQ_CTLD_API bool job_holds_allocation(uint32_t job_id);
 
 // The warm pools that now wait under WarmPoolMode=reserve (all of them, replacing the last
 // list); a new snapshot follows when the list changed. Any lock state; takes only this file's

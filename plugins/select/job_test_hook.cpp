@@ -457,6 +457,7 @@ int job_test(const JobTestArgs& a) {
   }
   policy::PendingJob facts = *pending;
   facts.awaiting_victims = ctld::reclaim_in_flight(job->job_id, now);
+  facts.victims_running = facts.awaiting_victims && ctld::claim_victims_running(job->job_id);
   if (const auto pool = ctld::warm_reserved_claim(job, now)) facts.reserved_pool = pool->pool;
   const std::vector<policy::CompletingNode> completing =
       completing_nodes(job->part_ptr, *family, now);

@@ -118,8 +118,15 @@ Decision decide_open(const ControllerView& view, const PendingJob& job, FamilyId
     return wait(d, view.ledger, ask, admission.reason);  // never runnable
   }
   if (job.awaiting_victims) {
-    d.verdict = Verdict::Start;
-    d.no_room = kAwaitingVictims;
+    // A victim still running holds its capacity: starting now, on another node with room, would
+    // run the family over its capacity until the victim ends.
+    if (job.victims_running) {
+      d.verdict = Verdict::Wait;
+      d.words = std::string("shareq: ") + kAwaitingVictims;  // as describe() words a Wait
+    } else {
+      d.verdict = Verdict::Start;
+      d.no_room = kAwaitingVictims;
+    }
     return d;
   }
   if (admission.can_start) return start_or_preempt(d, view.ledger, ask);

@@ -9,9 +9,11 @@
 //     is not open yet says when it may fall back, after its reason.
 //  1. The job asks for more than the family's capacity, or its share has no quota there: Wait,
 //     whatever else (admission.hpp).
-//  2. Its victims of an earlier reclaim are still ending (awaiting_victims): Start with no
-//     preemption and nothing more; if no node has room yet, it waits "for the jobs it preempted
-//     to end" (it preempts nothing more meanwhile).
+//  2. Its victims of an earlier reclaim are still ending (awaiting_victims): while one of them is
+//     still running (victims_running) it waits "for the jobs it preempted to end"; then Start
+//     with no preemption and nothing more, and if no node has room yet it waits with the same
+//     words (it preempts nothing more meanwhile). Capacity is not checked again: the claim
+//     already counts the job as running in its victims' place (reclaim_claims.hpp).
 //  3. It matches a reserved warm pool (reserved_pool) of its own share and admit() lets it start
 //  with the pool's
 //     holding counted as its own: it is first tried on exactly that pool's nodes (on_pool). If

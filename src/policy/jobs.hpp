@@ -60,6 +60,10 @@ struct PendingJob {
   std::optional<uint64_t> reserved_pool = std::nullopt;
   // It preempted victims that are still ending (a reclaim in flight, reclaim_claims.hpp).
   bool awaiting_victims = false;
+  // With awaiting_victims: one of those victims is still listed as running (in PreemptGraceTime,
+  // or back as RUNNING after a slurmctld crash lost its preemption), so it still holds its share
+  // of the family's capacity.
+  bool victims_running = false;
   // Slurm's nice value (--nice, scontrol update Nice=): inside a share and --share-priority, a
   // higher one goes later (ordering.hpp).
   int64_t nice = 0;

@@ -466,6 +466,7 @@ void compare_pending(uint32_t id, const std::optional<policy::PendingJob>& ctld,
   c.field("eligible", ctld->eligible, tool->eligible);
   c.field("reserved_pool", ctld->reserved_pool, tool->reserved_pool);
   c.field("awaiting_victims", ctld->awaiting_victims, tool->awaiting_victims);
+  c.field("victims_running", ctld->victims_running, tool->victims_running);
   c.field("home", ctld->home, tool->home);
   c.field("later", ctld->later, tool->later);
   c.check();

@@ -20,6 +20,7 @@ struct Snapshot {
   std::vector<HeldCapacity> held;
   std::unordered_map<JobId, uint64_t> pool_of;  // pending job -> the reserved pool it matches
   std::vector<JobId> in_flight;                 // pending jobs awaiting their victims
+  std::vector<JobId> victims_running;           // ... of which one victim still runs
   std::vector<CompletingNode> completing;
 
   [[nodiscard]] Decision decide(const Pending& pending, Time now = kNow) const {
@@ -30,6 +31,8 @@ struct Snapshot {
       job.reserved_pool = pool->second;
     }
     job.awaiting_victims = std::find(in_flight.begin(), in_flight.end(), job.id) != in_flight.end();
+    job.victims_running =
+        std::find(victims_running.begin(), victims_running.end(), job.id) != victims_running.end();
     return policy::decide(view, job, world.family("p4"), now);
   }
   [[nodiscard]] HeldCapacity pool(uint64_t id, const std::string& share, int64_t amount) const {
@@ -38,7 +41,7 @@ struct Snapshot {
 };
 
 Snapshot With(const Cluster& cluster, const std::vector<Running>& running) {
-  return Snapshot{World(cluster, running), {}, {}, {}, {}};
+  return Snapshot{World(cluster, running), {}, {}, {}, {}, {}};
 }
 
 // a borrows one node: it runs 3 of the 4 (the latest started last); b runs 1.
@@ -109,6 +112,19 @@ TEST(Decide, AReclaimInFlightWaitsForItsVictimsAndPreemptsNothingMore) {
   EXPECT_TRUE(d.victims.empty());
   EXPECT_TRUE(d.reclaim_to_fit.empty());
   EXPECT_EQ(d.no_room, kAwaitingVictims);
+}
+
+// A victim still listed as running (PreemptGraceTime, or a preemption a slurmctld crash lost)
+// still holds its capacity: the claimant does not start elsewhere meanwhile, nor preempt more.
+TEST(Decide, AReclaimWhoseVictimStillRunsWaitsWithoutStarting) {
+  Snapshot s = ABorrowsOne();
+  s.in_flight = {10};
+  s.victims_running = {10};
+  const Decision d = s.decide(Pending(10).share("b").request("p4", 1));
+  EXPECT_EQ(d.verdict, Verdict::Wait);
+  EXPECT_TRUE(d.victims.empty());
+  EXPECT_TRUE(d.reclaim_to_fit.empty());
+  EXPECT_EQ(d.words, std::string("shareq: ") + kAwaitingVictims);
 }
 
 TEST(Decide, AWithinQuotaJobReclaimsTheNewestBorrowedJob) {

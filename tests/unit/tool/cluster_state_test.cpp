@@ -316,9 +316,11 @@ TEST(ClusterStateClaims, ASignalledVictimMakesAClaimWhateverTheReasonUntilItsLif
   ASSERT_EQ(live->claims().size(), 1u);
   EXPECT_TRUE(live->pending_job(9)->awaiting_victims);
   EXPECT_EQ(live->running_job(4), nullptr);
+  // The victim still runs (signalled, not yet ended): job 9 waits for it, as slurmctld has it.
+  EXPECT_TRUE(live->pending_job(9)->victims_running);
   const policy::Decision d = live->decide(*live->pending_job(9), kP5, kNow);
-  EXPECT_EQ(d.verdict, policy::Verdict::Start);
-  EXPECT_EQ(d.no_room, policy::kAwaitingVictims);
+  EXPECT_EQ(d.verdict, policy::Verdict::Wait);
+  EXPECT_EQ(d.words, std::string("shareq: ") + policy::kAwaitingVictims);
 
   const auto expired = state_with_signal_at(kNow - 36);
   EXPECT_TRUE(expired->claims().empty());
