@@ -434,6 +434,7 @@ def test_fields_a_user_can_write_change_neither_share_nor_priority(pending):
     assert c.job_state(job) == "PENDING"
 
 
+@pytest.mark.every_release
 def test_a_user_moving_a_pending_job_to_a_share_without_quota_is_told_why(clean_queue):
     c = clean_queue
     job = c.sbatch("bob", "-p", "p4", "-A", "prodexp2", "--hold", script="true")

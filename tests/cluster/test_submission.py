@@ -87,6 +87,7 @@ def test_share_unknown_to_shareq_conf_is_refused(clean_queue):
 
 
 @pytest.mark.parametrize("command", ["sbatch", "srun", "salloc"])
+@pytest.mark.every_release
 def test_a_share_refused_by_the_controller_names_where_it_came_from(clean_queue, command):
     """The SPANK plugin passes a well-formed share on; slurmctld refuses an unknown one and
     says whether the user gave the flag or the variable (SHAREQ_SHARE from a login script)."""
