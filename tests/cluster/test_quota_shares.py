@@ -523,6 +523,37 @@ def test_a_victim_keeps_running_for_its_grace_time_after_sigterm(shares):
     assert all(restarts(c, job) == 0 for job in fill if job != victim)
 
 
+@pytest.mark.every_release
+def test_a_reclaiming_job_waits_out_its_victims_grace_time_even_beside_a_free_node(shares):
+    """Family p4 has 4 nodes and a Capacity of 3. prodexp1 borrows it full; prodexp2's job,
+    within its quota, reclaims one of them, which runs on for PreemptGraceTime. The victim still
+    holds its node of the capacity: the reclaiming job waits, although the fourth node is free.
+    (Until 2026-12-04 it started there, and the family ran 4 nodes of its 3 for the grace time.)"""
+    c = shares
+    grace = 8
+    c.install_shareq_conf(conf(p4_capacity=3, q1=1, q2=2, grace=grace))
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(3)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    owner = node_job(c, "bob", "prodexp2", "sleep 1")  # within prodexp2's quota: reclaims
+
+    def signalled():
+        return [job for job in fill if c.job(job).get("PreemptTime", "None") != "None"]
+
+    victim = wait_until("a victim's grace time to start", signalled, timeout=60)[0]
+    grace_ends = time.time() + grace - 2  # PreemptTime is at most a polling interval old
+    wait_until("the reclaiming job to say it waits for its victim",
+               lambda: c.reason(owner) == "shareq: waiting for the jobs it preempted to end",
+               timeout=grace - 2)
+    while time.time() < grace_ends:
+        nodes = running_count(c, "prodexp1") + running_count(c, "prodexp2")
+        assert nodes <= 3, f"family p4 runs {nodes} nodes of its capacity 3 in the grace time"
+        assert c.job_state(owner) == "PENDING", "the reclaiming job started beside its victim"
+        time.sleep(0.25)
+    c.wait_state(owner, ["RUNNING", "COMPLETED"], timeout=grace + 45)
+    assert restarts(c, victim) == 1
+
+
 # ---- reconfiguration and restart ------------------------------------------------------------
 
 @pytest.mark.every_release
