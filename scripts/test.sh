@@ -6,7 +6,9 @@
 #   4. the utilisation benchmark's shortest form (one run, stock and shareq side by side), whose
 #      figures it prints (not asserts): a change that puts shareq behind stock shows the day it
 #      lands (docs/benchmarks.md has the full comparison); and the same run replayed in
-#      `shareq sim` (bench/cluster/sim_crosscheck.py), its figures beside the cluster's;
+#      `shareq sim` (bench/cluster/sim_crosscheck.py), its figures beside the cluster's; and the
+#      benchmark's job lists replayed in `shareq sim` alone, shareq against its model of the
+#      stock plugins, 20 runs at time scales 1, 3 and 5 (seconds, no machine noise);
 #   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd);
 #   5b. fault injection (tests/faults, stage "faults"): a short seeded run on a fresh cluster (one
 #      round of each fault; its seed printed, SHAREQ_FAULT_SEED repeats it; docs/reliability.md);
@@ -173,6 +175,10 @@ if [[ " $stages " == *" bench "* ]]; then
   bench/cluster/utilisation.py --runs 1 --parallel --dump-dir build/bench-dump
   step "the same run replayed in shareq sim, beside the cluster's figures (not assertions)"
   bench/cluster/sim_crosscheck.py build/bench-dump --tool build/tools/shareq
+  step "the benchmark's job lists in shareq sim, shareq against the stock model: 20 runs at each time scale (figures, not assertions)"
+  for time_scale in 1 3 5; do
+    bench/cluster/utilisation.py --simulate --runs 20 --time-scale "$time_scale"
+  done
 fi
 
 in_background=0

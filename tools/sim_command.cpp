@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "policy/policy.hpp"
+#include "policy/usage.hpp"
 #include "sim/sacct_trace.hpp"
 #include "sim/sched_params.hpp"
 #include "sim/simulate.hpp"
@@ -35,6 +36,8 @@ bool set_option(SimCommandOptions& o, const std::string& name, const std::string
     o.compare = value;
   else if (name == "--jobs-csv")
     o.jobs_csv = value;
+  else if (name == "--baseline-jobs-csv")
+    o.baseline_jobs_csv = value;
   else if (name == "--trace-format") {
     o.trace_format = value;
     if (value != "sacct" && value != "swf") {
@@ -42,9 +45,9 @@ bool set_option(SimCommandOptions& o, const std::string& name, const std::string
       return false;
     }
   } else if (name == "--baseline") {
-    o.baseline_fifo = true;
-    if (value != "fifo") {
-      message = "--baseline: " + text::quote(value) + " is not a baseline; allowed: fifo";
+    o.baseline = value;
+    if (value != "fifo" && value != "stock") {
+      message = "--baseline: " + text::quote(value) + " is not a baseline; allowed: fifo, stock";
       return false;
     }
   } else if (name == "--sched-params") {
@@ -102,6 +105,9 @@ std::optional<SimCommandOptions> parse_sim_options(std::span<const std::string> 
   if (o.slurm_conf.empty() || o.config.empty() || o.trace.empty()) {
     return usage_error(err, "--slurm-conf, --config and --trace are required");
   }
+  if (o.baseline_jobs_csv && !o.baseline) {
+    return usage_error(err, "--baseline-jobs-csv needs --baseline fifo|stock");
+  }
   if (o.trace_format == "swf" && !o.swf_map) {
     return usage_error(err,
                        "--trace-format swf needs --swf-map FILE (which share each job runs under)");
@@ -148,6 +154,14 @@ sim::SchedulerParams scheduler_params(const SimCommandOptions& o, sim::Scheduler
   return params;
 }
 
+bool write_jobs_csv(const char* option, const std::string& path, const sim::SimResult& run,
+                    std::ostream& err) {
+  std::ofstream csv(path, std::ios::binary);
+  csv << sim_jobs_csv(run);
+  if (!csv) err << "shareq: sim: " << option << ": cannot write " << path << "\n";
+  return static_cast<bool>(csv);
+}
+
 sim::SimResult run_one(const sim::Trace& trace, const sim::SlurmCluster& cluster,
                        const Config& config, sim::SchedulerKind kind,
                        const sim::SimOptions& options, const std::string& label) {
@@ -174,6 +188,9 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
 
   sim::SimOptions options;
   options.scheduler = scheduler_params(*o, cluster.value->scheduler);
+  options.tuning.priority_calc_period_s =
+      policy::recalc_period_s(cluster.value->priority_calc_period_s);
+  options.tuning.decay_half_life_s = cluster.value->decay_half_life_s;
   SimReportInput report{o->trace, &*trace, {}};
   const auto& nodes = *cluster.value;
   report.runs.push_back(run_one(*trace, nodes, *config, sim::SchedulerKind::Shareq, options,
@@ -182,17 +199,19 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
     report.runs.push_back(run_one(*trace, nodes, *other, sim::SchedulerKind::Shareq, options,
                                   "shareq (" + *o->compare + ")"));
   }
-  if (o->baseline_fifo) {
+  if (o->baseline == "fifo") {
     report.runs.push_back(
         run_one(*trace, nodes, *config, sim::SchedulerKind::Fifo, options, "fifo+backfill"));
+  } else if (o->baseline == "stock") {
+    report.runs.push_back(
+        run_one(*trace, nodes, *config, sim::SchedulerKind::Stock, options, "stock"));
   }
-  if (o->jobs_csv) {
-    std::ofstream csv(*o->jobs_csv, std::ios::binary);
-    csv << sim_jobs_csv(report.runs.front());
-    if (!csv) {
-      err << "shareq: sim: --jobs-csv: cannot write " << *o->jobs_csv << "\n";
-      return kExitFailed;
-    }
+  if (o->jobs_csv && !write_jobs_csv("--jobs-csv", *o->jobs_csv, report.runs.front(), err)) {
+    return kExitFailed;
+  }
+  if (o->baseline_jobs_csv &&
+      !write_jobs_csv("--baseline-jobs-csv", *o->baseline_jobs_csv, report.runs.back(), err)) {
+    return kExitFailed;
   }
   out << (o->json ? sim_json(report) : sim_tables(report));
   return kExitOk;

@@ -10,16 +10,17 @@ namespace shareq::tool {
 
 inline constexpr const char* kSimSynopsis =
     "--slurm-conf FILE --config FILE --trace FILE [--trace-format sacct|swf] [--swf-map FILE] "
-    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo] [--sched-params LIST] [--sched-interval S] "
+    "[--compare OTHER_SHAREQ_CONF] [--baseline fifo|stock] [--sched-params LIST] [--sched-interval "
+    "S] "
     "[--submit-delay S] "
     "[--json] "
-    "[--jobs-csv FILE]";
+    "[--jobs-csv FILE] [--baseline-jobs-csv FILE]";
 
 struct SimCommandOptions {
   std::string slurm_conf, config, trace;
   std::string trace_format = "sacct";
-  std::optional<std::string> swf_map, compare, jobs_csv;
-  bool baseline_fifo = false;
+  std::optional<std::string> swf_map, compare, jobs_csv, baseline_jobs_csv;
+  std::optional<std::string> baseline;  // "fifo" or "stock"
   bool json = false;
   // Over slurm.conf's SchedulerType/SchedulerParameters (and Slurm's defaults): --sched-params
   // (SchedulerParameters' syntax), then --sched-interval and --submit-delay (batch_sched_delay).

@@ -9,10 +9,11 @@ and utilisation.py write them), and the run's jobs as an `sacct --parsable2` tra
 job, its first submission, the elapsed time of the run that completed, its GPUs, Account = its
 share and AdminComment priority=N (its --share-priority). It then runs
 
-    shareq sim --slurm-conf ... --config ... --trace ... --json --jobs-csv ... [--baseline fifo]
+    shareq sim --slurm-conf ... --config ... --trace ... --json --jobs-csv ...
 
-on the shareq run's trace, and (with the stock mode in the dump) `--baseline fifo` on the stock
-run's trace, and sets the figures side by side:
+on the shareq run's trace, and (with the stock mode in the dump) `--baseline stock` on the stock
+run's trace (the simulator's model of Slurm's stock plugins: submission order, cons_tres's first
+fit, Slurm's passes), and sets the figures side by side, for each mode:
 
 - family p5's strict and placeable GPU utilisation, the cluster's as utilisation.py computes
   them from the dump, the simulator's as its meter gives them (and, as a check on the two
@@ -121,10 +122,12 @@ def write_trace(path, jobs):
                       f"gres/gpu={gpus}|COMPLETED|priority={PRIORITY_OF_TIER[tier]}\n")
 
 
-def simulate(tool, sim_dir, label, slurm_conf, shareq_conf, jobs, opts, fifo):
+def simulate(tool, sim_dir, label, slurm_conf, shareq_conf, jobs, opts, stock):
+    """(the sim's figures for the mode, its jobs CSV rows): shareq's run, or with `stock` the
+    --baseline stock run."""
     os.makedirs(sim_dir, exist_ok=True)
     paths = {k: os.path.join(sim_dir, f"{label}.{k}")
-             for k in ("slurm.conf", "shareq.conf", "sacct", "jobs.csv", "json")}
+             for k in ("slurm.conf", "shareq.conf", "sacct", "jobs.csv", "baseline.csv", "json")}
     with open(paths["slurm.conf"], "w") as f:
         f.write(slurm_conf)
     with open(paths["shareq.conf"], "w") as f:
@@ -135,7 +138,7 @@ def simulate(tool, sim_dir, label, slurm_conf, shareq_conf, jobs, opts, fifo):
         (["--sched-params", opts.sched_params] if opts.sched_params else []) + \
         (["--sched-interval", str(opts.sched_interval)] if opts.sched_interval else []) + \
         (["--submit-delay", str(opts.submit_delay)] if opts.submit_delay is not None else []) + \
-        (["--baseline", "fifo"] if fifo else [])
+        (["--baseline", "stock", "--baseline-jobs-csv", paths["baseline.csv"]] if stock else [])
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({out.returncode}): {out.stderr}")
@@ -144,9 +147,9 @@ def simulate(tool, sim_dir, label, slurm_conf, shareq_conf, jobs, opts, fifo):
     if opts.verbose:
         print("  " + " ".join(cmd), file=sys.stderr)
     result = json.loads(out.stdout)
-    with open(paths["jobs.csv"]) as f:
+    with open(paths["baseline.csv" if stock else "jobs.csv"]) as f:
         rows = list(csv.DictReader(f))
-    return result, rows
+    return result["runs"][1 if stock else 0], rows
 
 
 def sim_runs(rows, jobs, origin):
@@ -241,29 +244,29 @@ def compare_run(run_dir, tool, opts):
         jobs = jobs_of(cluster, opts.runtime, made)
         slurm_conf, shareq_conf = configs(run_dir, mode, made)
         origin = min(j[1] for j in jobs.values())
-        result, rows = simulate(tool, os.path.join(run_dir, "sim"), mode, slurm_conf,
-                                shareq_conf, jobs, opts, fifo=(mode == "stock"))
+        sim, rows = simulate(tool, os.path.join(run_dir, "sim"), mode, slurm_conf,
+                             shareq_conf, jobs, opts, stock=(mode == "stock"))
         fig_c = U.figures(cluster)
-        sim = result["runs"][0 if mode == "shareq" else 1]
         p5 = next(f for f in sim["families"] if f["family"] == "p5")
         entry = {"cluster": (fig_c["utilisation"], fig_c["placeable"]),
                  "sim": (p5["strict"], p5["placeable"]), "span": (fig_c["span_s"],
                                                                  sim["span_s"]),
                  "preempted": (fig_c["preempted_runs"], p5["preempted_runs"])}
+        simulated = sim_runs(rows, jobs, origin)
+        fig_s = U.figures(simulated)
+        entry["sim_csv"] = (fig_s["utilisation"], fig_s["placeable"])
+        sc, ss = share_strict(cluster), share_strict(simulated)
+        # The stock baseline has no shares: its per-share strict figure is from its CSV.
+        sim_share = {s["share"].lower(): s["strict"] for s in sim["shares"]
+                     if s["family"] == "p5"}
+        entry["shares"] = {
+            tier: {"cluster": sc.get(tier, 0.0), "sim": sim_share.get(share, ss.get(tier, 0.0)),
+                   "sim_csv": ss.get(tier, 0.0),
+                   "order": start_order(cluster, simulated, tier),
+                   "waits": (fig_c[f"{tier}_p50"], fig_c[f"{tier}_p90"],
+                             fig_s[f"{tier}_p50"], fig_s[f"{tier}_p90"])}
+            for tier, share, _ in U.TIERS}
         if mode == "shareq":
-            simulated = sim_runs(rows, jobs, origin)
-            fig_s = U.figures(simulated)
-            entry["sim_csv"] = (fig_s["utilisation"], fig_s["placeable"])
-            sc, ss = share_strict(cluster), share_strict(simulated)
-            sim_share = {s["share"].lower(): s["strict"] for s in sim["shares"]
-                         if s["family"] == "p5"}
-            entry["shares"] = {
-                tier: {"cluster": sc.get(tier, 0.0), "sim": sim_share.get(share, 0.0),
-                       "sim_csv": ss.get(tier, 0.0),
-                       "order": start_order(cluster, simulated, tier),
-                       "waits": (fig_c[f"{tier}_p50"], fig_c[f"{tier}_p90"],
-                                 fig_s[f"{tier}_p50"], fig_s[f"{tier}_p90"])}
-                for tier, share, _ in U.TIERS}
             if opts.against:
                 again = cluster_again(run_dir, opts.against, made)
                 for tier in entry["shares"]:
@@ -294,7 +297,7 @@ def print_run(name, res, markdown):
     if markdown:
         print("|---|---|---|---|---|")
     for mode, r in res.items():
-        label = "shareq" if mode == "shareq" else "stock vs fifo"
+        label = mode
         for k, which in ((0, "strict"), (1, "placeable")):
             line([f"{label} {which}", pct(r["cluster"][k]), pct(r["sim"][k]),
                   pts(r["cluster"][k], r["sim"][k]),
@@ -302,12 +305,14 @@ def print_run(name, res, markdown):
         line([f"{label} span (s)", str(r["span"][0]), str(r["span"][1]),
               f"{r['span'][1] - r['span'][0]:+d}", "-"])
         line([f"{label} preempted", str(r["preempted"][0]), str(r["preempted"][1]), "", "-"])
-    r = res.get("shareq")
-    if not r:
-        return
+    for mode, r in res.items():
+        print_shares(mode, r, line, markdown)
+
+
+def print_shares(mode, r, line, markdown):
     if markdown:
         print()
-    line(["share", "strict cluster", "strict sim", "sim - cluster (pts)",
+    line([f"{mode}: share", "strict cluster", "strict sim", "sim - cluster (pts)",
           "start order: Kendall / pairs (same size), first divergence",
           "wait P50/P90 cluster", "sim", "cluster again: Kendall / pairs (same size)"])
     if markdown:
@@ -365,19 +370,23 @@ def main():
 
 def summary(results):
     print("\nsummary over the runs (sim - cluster, points: median [range])")
-    for mode, label in (("shareq", "shareq"), ("stock", "stock vs fifo")):
+    for mode in ("shareq", "stock"):
         rs = [r[mode] for r in results if mode in r]
-        if not rs:
-            continue
-        for k, which in ((0, "strict"), (1, "placeable")):
-            diffs = [r["sim"][k] - r["cluster"][k] for r in rs]
-            print(f"  {label} {which}: {U.spread(diffs, 'pts')}")
-    rs = [r["shareq"] for r in results if "shareq" in r]
+        if rs:
+            summarise_mode(mode, rs)
+
+
+def summarise_mode(mode, rs):
+    for k, which in ((0, "strict"), (1, "placeable")):
+        diffs = [r["sim"][k] - r["cluster"][k] for r in rs]
+        print(f"  {mode} {which}: {U.spread(diffs, 'pts')}")
     for tier, _, _ in U.TIERS:
         diffs = [r["shares"][tier]["sim"] - r["shares"][tier]["cluster"] for r in rs]
         orders = [r["shares"][tier]["order"] for r in rs]
         same = sum(1 for o in orders if o[2] is None)
-        print(f"  {tier}: strict {U.spread(diffs, 'pts')}; start order the same in {same} of "
+        p90 = [r["shares"][tier]["waits"][3] - r["shares"][tier]["waits"][1] for r in rs]
+        print(f"  {mode} {tier}: strict {U.spread(diffs, 'pts')}; P90 wait {U.spread(p90, 's')} s; "
+              f"start order the same in {same} of "
               f"{len(orders)} runs; Kendall distance / pairs (of which jobs of one size) " +
               ", ".join(f"{o[0]}/{o[1]} ({o[4]})" for o in orders))
         again = [r["shares"][tier].get("again") for r in rs]

@@ -20,6 +20,8 @@ Usage: bench/cluster/utilisation.py [--runs 5] [--seed 7] [--time-scale 1] [--pa
            [--modes stock,shareq] [--dump-dir DIR] [--shareq-sched-params PARAMS] [--scale 1]
            (as root; build/ built)
        bench/cluster/utilisation.py --from-dumps DIR [--explain]   (the table again from dumps)
+       bench/cluster/utilisation.py --simulate [--runs 20] [--time-scale K] ... (shareq sim:
+           shareq against its model of the stock plugins, the same job lists, in seconds)
 """
 
 import argparse
@@ -480,6 +482,31 @@ def run_pair(index, seed, opts, modes, dump_root):
     return {mode: figures(results[mode]) for mode in modes}
 
 
+def simulate_pair(index, seed, opts, modes, sim_root):
+    """run_pair's figures from `shareq sim` instead of the clusters: the run's job list (each
+    submission rounded to the second) under shareq and under the simulator's model of the stock
+    plugins (--baseline stock), each with its mode's slurm.conf and the benchmark's shareq.conf.
+    Seconds instead of minutes, and no machine noise: the simulator leaves out some of Slurm's
+    delays (docs/benchmarks.md, "Simulator against the cluster"), so it is a guide to what to
+    measure on the cluster, not the evidence."""
+    import sim_crosscheck as X  # it imports this module
+    made = {"reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line}
+    jobs = {k + 1: (tier, round(offset), runtime, gpus) for k, (offset, tier, _, _, gpus, runtime)
+            in enumerate(workload(opts.scale, opts.time_scale, seed))}
+    sim_opts = argparse.Namespace(sched_params=None, sched_interval=None, submit_delay=None,
+                                  verbose=False)
+    out = {}
+    for mode in modes:
+        slurm_conf, shareq_conf = X.configs(sim_root, mode, made)
+        sim_opts.sched_params = opts.shareq_sched_params if mode == "shareq" else None
+        sim, rows = X.simulate(opts.tool, os.path.join(sim_root, f"run{index}"), mode, slurm_conf,
+                               shareq_conf, jobs, sim_opts, stock=(mode == "stock"))
+        out[mode] = figures(X.sim_runs(rows, jobs, 0))
+        out[mode]["preempted_runs"] = next(f["preempted_runs"] for f in sim["families"]
+                                           if f["family"] == "p5")
+    return out
+
+
 def from_dumps(root, modes, explain):
     """The per-run figures again from a --dump-dir tree (run*/utilisation-MODE.runs), or from a
     single run's files directly in root (the benchmark's first form)."""
@@ -549,6 +576,11 @@ def main():
                         "DIR/runK/utilisation-MODE.queue, and the cluster's slurm.conf and "
                         "shareq.conf to DIR/runK/utilisation-MODE.{slurm,shareq}.conf "
                         "(bench/cluster/sim_crosscheck.py replays them in shareq sim)")
+    parser.add_argument("--simulate", action="store_true",
+                        help="run no cluster: replay the same runs in shareq sim, shareq against "
+                        "its model of the stock plugins (--baseline stock), in seconds")
+    parser.add_argument("--tool", default=str(REPO / "build" / "tools" / "shareq"),
+                        help="with --simulate: the shareq tool (default build/tools/shareq)")
     parser.add_argument("--from-dumps", metavar="DIR",
                         help="run nothing: print the table again from a --dump-dir tree")
     parser.add_argument("--markdown", action="store_true",
@@ -569,6 +601,8 @@ def main():
         check_conf_lines(parser, opts)
     if opts.explain and not opts.from_dumps:
         parser.error("--explain: only with --from-dumps DIR")
+    if opts.simulate and (opts.from_dumps or opts.parallel):
+        parser.error("--simulate: runs no cluster; not with --from-dumps or --parallel")
     if opts.dump_dir:
         try:
             os.makedirs(opts.dump_dir, exist_ok=True)
@@ -581,6 +615,12 @@ def main():
         if not per_run:
             parser.error(f"--from-dumps: no utilisation-MODE.runs for {opts.modes} in "
                          f"{opts.from_dumps}")
+    elif opts.simulate:
+        if not os.access(opts.tool, os.X_OK):
+            parser.error(f"--tool: {opts.tool} is missing: build the shareq tool first")
+        with tempfile.TemporaryDirectory() as sim_root:
+            per_run = [simulate_pair(k, opts.seed + k, opts, modes, opts.dump_dir or sim_root)
+                       for k in range(opts.runs)]
     else:
         per_run = []
         for k in range(opts.runs):

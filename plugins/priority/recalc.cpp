@@ -18,6 +18,7 @@
 #include "pending_priorities.hpp"
 #include "reclaim_claims.hpp"
 #include "policy/ordering.hpp"
+#include "policy/usage.hpp"
 #include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
 #include "slurmctld_headers.hpp"
@@ -34,7 +35,6 @@ using ctld::log_debug;
 using ctld::log_error;
 using ctld::log_info;
 
-constexpr int64_t kDefaultPeriod = 5;
 // Re-ranking after job changes takes at most 1/kRerankDuty of the time: after one that took d,
 // the next waits (kRerankDuty - 1) * d. A few milliseconds with 5,000 pending jobs; on a queue
 // where that is long, changes coalesce into fewer re-rankings instead of holding the job lock.
@@ -410,9 +410,7 @@ void run() {
 
 }  // namespace
 
-int64_t recalc_period_s(int64_t calc_period_s) {
-  return (calc_period_s >= 1 && calc_period_s <= kDefaultPeriod) ? calc_period_s : kDefaultPeriod;
-}
+int64_t recalc_period_s(int64_t calc_period_s) { return policy::recalc_period_s(calc_period_s); }
 
 uint32_t priority_of(job_record_t* job) {
   const auto config = ctld::current_config();

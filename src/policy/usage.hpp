@@ -9,6 +9,17 @@
 
 namespace shareq::policy {
 
+// How often shareq accrues usage and ranks the queue again, in seconds, for slurm.conf's
+// PriorityCalcPeriod (seconds): PriorityCalcPeriod when it is 1..5 s, else 5 s. Slurm's default
+// of 5 minutes is far too slow for borrow and reclaim decisions. priority/shareq's thread and
+// `shareq sim` both run on it.
+inline constexpr int64_t kMaxRecalcPeriodS = 5;
+constexpr int64_t recalc_period_s(int64_t priority_calc_period_s) {
+  return priority_calc_period_s >= 1 && priority_calc_period_s <= kMaxRecalcPeriodS
+             ? priority_calc_period_s
+             : kMaxRecalcPeriodS;
+}
+
 // 2^(-elapsed / half_life); 1 when half_life <= 0 (no decay) or elapsed <= 0.
 double decay_factor(int64_t elapsed_s, int64_t half_life_s);
 

@@ -1,9 +1,12 @@
 #include "sim/node_pool.hpp"
 
+#include <algorithm>
+
 namespace shareq::sim {
 
 NodePool::NodePool(std::vector<int64_t> gpus, const std::vector<std::vector<int>>& groups)
     : free_(std::move(gpus)),
+      members_(groups),
       groups_of_(free_.size()),
       by_free_(groups.size()),
       histogram_(groups.size()) {
@@ -13,6 +16,7 @@ NodePool::NodePool(std::vector<int64_t> gpus, const std::vector<std::vector<int>
       by_free_[g].emplace(free_[node], node);
       if (free_[node] > 0) ++histogram_[g][free_[node]];
     }
+    std::sort(members_[g].begin(), members_[g].end());
   }
 }
 
@@ -23,6 +27,17 @@ std::optional<std::vector<int>> NodePool::best_fit(int group, int64_t per_node,
   for (auto it = set.lower_bound({per_node, -1}); it != set.end(); ++it) {
     if (static_cast<int64_t>(nodes.size()) == count) break;
     nodes.push_back(it->second);
+  }
+  if (static_cast<int64_t>(nodes.size()) < count) return std::nullopt;
+  return nodes;
+}
+
+std::optional<std::vector<int>> NodePool::first_fit(int group, int64_t per_node,
+                                                    int64_t count) const {
+  std::vector<int> nodes;
+  for (int node : members_[group]) {
+    if (static_cast<int64_t>(nodes.size()) == count) break;
+    if (free_[node] >= per_node) nodes.push_back(node);
   }
   if (static_cast<int64_t>(nodes.size()) < count) return std::nullopt;
   return nodes;

@@ -31,6 +31,10 @@ class NodePool {
   // the group has too few nodes with room.
   [[nodiscard]] std::optional<std::vector<int>> best_fit(int group, int64_t per_node,
                                                          int64_t count) const;
+  // The first nodes of `group` in slurm.conf order with room for `per_node` GPUs, as cons_tres
+  // itself places a job (no packing); nullopt when too few have room. O(nodes of the group).
+  [[nodiscard]] std::optional<std::vector<int>> first_fit(int group, int64_t per_node,
+                                                          int64_t count) const;
   void allocate(const std::vector<int>& nodes, int64_t per_node);
   void release(const std::vector<int>& nodes, int64_t per_node);
 
@@ -44,6 +48,7 @@ class NodePool {
   void set_free(int node, int64_t value);
 
   std::vector<int64_t> free_;
+  std::vector<std::vector<int>> members_;                   // group -> its nodes, ascending
   std::vector<std::vector<int>> groups_of_;                 // node -> its groups
   std::vector<std::set<std::pair<int64_t, int>>> by_free_;  // group -> (free, node)
   std::vector<std::map<int64_t, int64_t>> histogram_;       // group -> free -> nodes

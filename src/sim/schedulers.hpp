@@ -1,7 +1,8 @@
-// The two schedulers a simulation can run on SimState: shareq's (the policy core's order and
-// decide(), as slurmctld runs them) and a plain FIFO with EASY backfill (the --baseline). A pass
-// decides for the pending jobs at now() and acts through SimState, within its PassBounds (Slurm's
-// main pass is bounded, its backfill is not; the FIFO baseline ignores them). Internal.
+// The schedulers a simulation can run on SimState: shareq's (the policy core's order and
+// decide(), as slurmctld runs them), and two baselines: Slurm's stock plugins as the benchmarks
+// run them, and a plain FIFO with EASY backfill. A pass decides for the pending jobs at now()
+// and acts through SimState, within its PassBounds (Slurm's main pass is bounded, its backfill
+// is not; the FIFO baseline ignores them). Internal.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +10,14 @@
 #include <vector>
 
 #include "policy/ordering.hpp"
+#include "policy/usage.hpp"
 #include "policy/victims.hpp"
 #include "sim/sim_state.hpp"
 #include "sim/try_memo.hpp"
 
 namespace shareq::sim {
+
+class PassRecords;
 
 // What one pass may test. A record is one request (partition) of a pending job, in the order
 // of the ranked queue, as Slurm's build_job_queue makes one per job and partition.
@@ -34,7 +38,9 @@ struct PassOutcome {
 };
 
 struct ShareqTuning {
-  int64_t priority_calc_period_s = 300;   // Slurm's PriorityCalcPeriod
+  // How often usage is accrued (and so the shares' standing changes): priority/shareq's period,
+  // policy::recalc_period_s of slurm.conf's PriorityCalcPeriod (5 s).
+  int64_t priority_calc_period_s = policy::kMaxRecalcPeriodS;
   int64_t decay_half_life_s = 7 * 86400;  // Slurm's PriorityDecayHalfLife
   // Skip the tries whose answer is known (Waiting, TryMemo, a pass where nothing can start);
   // false tries every pending job in every pass, the reference the tests compare with.
@@ -47,13 +53,6 @@ class ShareqScheduler {
   PassOutcome pass(const PassBounds& bounds = {});
 
  private:
-  // What a bounded pass has tested so far.
-  struct Tested {
-    std::vector<int64_t> in_partition;  // records tested, by partition
-    std::vector<char> stopped;          // partitions stopped (or overlapping a stopped one)
-    int64_t records = 0;                // in all
-    size_t exhausted = 0;               // partitions that had partition_depth records
-  };
   // What one job's last full try (every request) found when nothing started: it waits, and
   // will again, with the same time_may_help, while state_.generation() is `generation` and
   // now() is before `until` (the next time a rule of time could change a decision).
@@ -72,9 +71,8 @@ class ShareqScheduler {
   void rank_queue();
   bool any_may_start(PassOutcome& out);
   void bounded_pass(const PassBounds& bounds, PassOutcome& out);
-  bool try_records(policy::JobId id, uint32_t priority, const PassBounds& bounds, Tested& tested,
-                   PassOutcome& out);
-  void stop_partition(int partition, Tested& tested) const;
+  bool try_records(policy::JobId id, uint32_t priority, const PassBounds& bounds,
+                   PassRecords& tested, PassOutcome& out);
   bool known_wait(policy::JobId id, const TryKey& key, PassOutcome& out);
   void started(policy::JobId id, PassOutcome& out);
   bool try_job(policy::JobId id, PassOutcome& out, bool act);
@@ -105,6 +103,18 @@ class ShareqScheduler {
   // Running jobs by start, oldest first, that may not have run ReclaimMinRuntime yet (entries
   // of jobs no longer running in that run are dropped when they reach the front).
   std::deque<StartedAt> young_;
+  std::vector<std::vector<int>> overlapping_;  // partition -> the partitions sharing a node
+};
+
+// Slurm's stock plugins without shares (stock_scheduler.cpp): submission order, first fit,
+// Slurm's passes and their bounds, no reservations.
+class StockScheduler {
+ public:
+  explicit StockScheduler(SimState& state);
+  PassOutcome pass(const PassBounds& bounds = {});
+
+ private:
+  SimState& state_;
   std::vector<std::vector<int>> overlapping_;  // partition -> the partitions sharing a node
 };
 

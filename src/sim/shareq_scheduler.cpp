@@ -24,6 +24,7 @@
 
 #include "policy/decision.hpp"
 #include "policy/usage.hpp"
+#include "sim/pass_records.hpp"
 #include "sim/schedulers.hpp"
 
 namespace shareq::sim {
@@ -34,25 +35,6 @@ using policy::Verdict;
 using policy::WaitReason;
 
 constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
-
-// Partitions that share a node: a stopped partition's nodes are off for the rest of the pass in
-// Slurm; the simulator stops every partition sharing a node with it (exact when none overlap).
-std::vector<std::vector<int>> overlapping_partitions(const Workload& workload) {
-  const size_t partitions = workload.groups.size() - workload.family_gpus.size();
-  std::vector<std::vector<char>> on(partitions, std::vector<char>(workload.node_gpus.size(), 0));
-  for (size_t p = 0; p < partitions; ++p) {
-    for (int n : workload.groups[p]) on[p][n] = 1;
-  }
-  std::vector<std::vector<int>> out(partitions);
-  for (size_t p = 0; p < partitions; ++p) {
-    for (size_t q = 0; q < partitions; ++q) {
-      bool shared = p == q;
-      for (int n : workload.groups[p]) shared = shared || on[q][n] != 0;
-      if (shared) out[p].push_back(static_cast<int>(q));
-    }
-  }
-  return out;
-}
 
 ShareqScheduler::ShareqScheduler(SimState& state, ShareqTuning tuning)
     : state_(state),
@@ -119,8 +101,7 @@ PassOutcome ShareqScheduler::pass(const PassBounds& bounds) {
 // few jobs, and the probe would try them all.
 void ShareqScheduler::bounded_pass(const PassBounds& bounds, PassOutcome& out) {
   rank_queue();
-  const size_t partitions = overlapping_.size();
-  Tested tested{std::vector<int64_t>(partitions, 0), std::vector<char>(partitions, 0), 0, 0};
+  PassRecords tested(bounds, overlapping_);
   for (const auto& [priority, id] : order_) {
     if (state_.run(id).status != JobStatus::Pending) continue;
     if (!try_records(id, priority, bounds, tested, out)) return;
@@ -132,22 +113,11 @@ void ShareqScheduler::bounded_pass(const PassBounds& bounds, PassOutcome& out) {
 // known to wait (Waiting, the memo) fails each record it would have tested; a try is remembered
 // only when it tried every request.
 bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const PassBounds& bounds,
-                                  Tested& tested, PassOutcome& out) {
+                                  PassRecords& tested, PassOutcome& out) {
   const SimJob& sim_job = state_.job(id);
-  std::vector<int> records;  // the requests this pass tests (Slurm counts a stopped one too)
-  bool over = false;
-  for (int r = 0; r < static_cast<int>(sim_job.requests.size()) && !over; ++r) {
-    const int partition = sim_job.shapes[r].partition;
-    if (bounds.partition_depth > 0) {
-      int64_t& in = tested.in_partition[partition];
-      if (in >= bounds.partition_depth) continue;
-      if (++in == bounds.partition_depth) ++tested.exhausted;
-    }
-    over = bounds.queue_depth >= 0 && tested.records++ >= bounds.queue_depth;
-    records.push_back(r);
-  }
+  bool done = true;
+  const std::vector<int> records = tested.next(sim_job, done);
   const bool every_request = records.size() == sim_job.requests.size();
-  bool done = !over && !(bounds.partition_depth > 0 && tested.exhausted == overlapping_.size());
   if (records.empty()) return done;
   const policy::PendingJob job = state_.pending()[state_.run(id).slot];  // a start reorders them
   const auto& policy = state_.policy();
@@ -157,13 +127,13 @@ bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const Pas
   // Waiting and the memo speak for a try of every request: asked only when this pass tries them
   // all (none skipped, none stopped before or by the job's own records), at the first one.
   bool whole = every_request && (records.size() == 1 || !bounds.stop_partition);
-  for (int r : records) whole = whole && tested.stopped[sim_job.shapes[r].partition] == 0;
+  for (int r : records) whole = whole && !tested.stopped(sim_job.shapes[r].partition);
   int known = whole ? -1 : 0;
   Attempt attempt;
   bool tried_all = every_request;
   for (int r : records) {
     const int partition = sim_job.shapes[r].partition;
-    if (tested.stopped[partition] != 0) {
+    if (tested.stopped(partition)) {
       tried_all = false;
       continue;
     }
@@ -172,7 +142,7 @@ bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const Pas
       started(id, out);
       return done;
     }
-    if (bounds.stop_partition && reserves) stop_partition(partition, tested);
+    if (bounds.stop_partition && reserves) tested.stop(partition);
   }
   if (known != 0) return done;  // known to wait, or nothing tested
   if (tried_all && tuning_.skip_known_waits) {
@@ -184,10 +154,6 @@ bool ShareqScheduler::try_records(policy::JobId id, uint32_t priority, const Pas
     out.time_may_help = true;
   }
   return done;
-}
-
-void ShareqScheduler::stop_partition(int partition, Tested& tested) const {
-  for (int p : overlapping_[partition]) tested.stopped[p] = 1;
 }
 
 // Whether some pending job would start (or preempt) if tried now. When none would, every try of

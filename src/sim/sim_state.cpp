@@ -131,6 +131,11 @@ std::optional<std::vector<int>> SimState::best_fit(policy::JobId id, int request
   return pool_.best_fit(shape.partition, shape.per_node, shape.nodes);
 }
 
+std::optional<std::vector<int>> SimState::first_fit(policy::JobId id, int request) const {
+  const Shape& shape = job(id).shapes[request];
+  return pool_.first_fit(shape.partition, shape.per_node, shape.nodes);
+}
+
 void SimState::finish_metering() {
   meter_.advance(now_, pool_);
   for (policy::ShareId s = 0; s < policy_.share_count(); ++s) {

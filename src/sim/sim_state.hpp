@@ -70,6 +70,8 @@ class SimState {
 
   // Nodes for request `request` of the job now, by best fit; nullopt when none has room.
   [[nodiscard]] std::optional<std::vector<int>> best_fit(policy::JobId id, int request) const;
+  // The same by first fit in slurm.conf order (cons_tres without select/shareq's packing).
+  [[nodiscard]] std::optional<std::vector<int>> first_fit(policy::JobId id, int request) const;
 
  private:
   void submit(policy::JobId id, bool first);

@@ -125,12 +125,17 @@ int64_t percentile(const std::vector<int64_t>& sorted, int percent) {
 SimResult simulate(const Trace& trace, const Workload& workload, const SlurmCluster& cluster,
                    const policy::Policy& policy, SchedulerKind kind, const SimOptions& options) {
   SimResult out;
-  out.label = kind == SchedulerKind::Shareq ? "shareq" : "fifo";
+  out.label = kind == SchedulerKind::Shareq ? "shareq"
+              : kind == SchedulerKind::Fifo ? "fifo"
+                                            : "stock";
   out.dropped = workload.dropped;
   out.jobs_replayed = static_cast<int64_t>(workload.jobs.size());
   SimState state(workload, policy);
   if (kind == SchedulerKind::Shareq) {
     ShareqScheduler scheduler(state, options.tuning);
+    replay(state, scheduler, options, out);
+  } else if (kind == SchedulerKind::Stock) {
+    StockScheduler scheduler(state);
     replay(state, scheduler, options, out);
   } else {
     FifoScheduler scheduler(state);

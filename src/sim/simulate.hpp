@@ -20,7 +20,7 @@
 
 namespace shareq::sim {
 
-enum class SchedulerKind { Shareq, Fifo };
+enum class SchedulerKind { Shareq, Fifo, Stock };
 
 struct SimOptions {
   SchedulerParams scheduler;  // Slurm's passes: slurm.conf's, or Slurm's defaults

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sim/hostlist.hpp"
+#include "sim/time_text.hpp"
 #include "text.hpp"
 
 namespace shareq::sim {
@@ -67,6 +68,10 @@ class Reader {
       scheduler_type_ = {std::string(kvs[0].value), number};
     if (text::iequals(kvs[0].key, "SchedulerParameters"))
       scheduler_params_ = {std::string(kvs[0].value), number};
+    if (text::iequals(kvs[0].key, "PriorityCalcPeriod"))
+      duration(kvs[0], number, cluster_.priority_calc_period_s);
+    if (text::iequals(kvs[0].key, "PriorityDecayHalfLife"))
+      duration(kvs[0], number, cluster_.decay_half_life_s);
   }
 
   Parsed<SlurmCluster> finish() {
@@ -82,6 +87,19 @@ class Reader {
     if (errors_.size() < kMaxInputErrors) {
       errors_.push_back({std::string(file_), line, std::move(field), std::move(message)});
     }
+  }
+
+  // A duration key (PriorityCalcPeriod, PriorityDecayHalfLife) into `seconds`; the last line
+  // counts.
+  void duration(const KeyValue& kv, int number, int64_t& seconds) {
+    const auto parsed = parse_slurm_minutes(kv.value);
+    if (!parsed) {
+      return error(number, std::string(kv.key),
+                   text::quote(kv.value) +
+                       " is not a duration; allowed: MINUTES, MINUTES:SECONDS, "
+                       "HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
+    }
+    seconds = *parsed;
   }
 
   // The last SchedulerType and SchedulerParameters lines, on Slurm's defaults.

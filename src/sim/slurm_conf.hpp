@@ -2,8 +2,9 @@
 //
 // Read: NodeName=LIST [Gres=gpu:N | gpu:TYPE:N [,...]] lines (NodeName=DEFAULT sets the Gres of
 // the lines after it), PartitionName=NAME Nodes=LIST|ALL lines (PartitionName=DEFAULT sets
-// their Nodes), and the scheduling cadence: SchedulerType and SchedulerParameters
-// (sched_params.hpp; the last line of each counts, Slurm's defaults where absent). GPUs are the
+// their Nodes), the scheduling cadence: SchedulerType and SchedulerParameters
+// (sched_params.hpp; the last line of each counts, Slurm's defaults where absent), and
+// PriorityCalcPeriod and PriorityDecayHalfLife (the last line of each). GPUs are the
 // sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)" socket suffix is allowed).
 // Every other line and key is ignored, as the simulator needs none.
 // Keys are case-insensitive, '#' starts a comment.
@@ -35,6 +36,10 @@ struct SlurmCluster {
   std::vector<SimNode> nodes;  // in slurm.conf order
   std::vector<SimPartition> partitions;
   SchedulerParams scheduler;
+  // PriorityCalcPeriod and PriorityDecayHalfLife, in seconds (Slurm's defaults: 5 min, 7 days;
+  // 0: no decay). shareq accrues usage every policy::recalc_period_s(priority_calc_period_s).
+  int64_t priority_calc_period_s = int64_t{5} * 60;
+  int64_t decay_half_life_s = int64_t{7} * 86400;
 
   // nullptr when there is no such partition (names compare exactly, as Slurm's do).
   [[nodiscard]] const SimPartition* find_partition(std::string_view name) const;

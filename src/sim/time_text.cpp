@@ -68,4 +68,33 @@ std::optional<int64_t> parse_elapsed(std::string_view text) {
   return days * 86400 + seconds;
 }
 
+std::optional<int64_t> parse_slurm_minutes(std::string_view text) {
+  constexpr uint64_t kMaxDays = 100'000;
+  int64_t days = 0;
+  const size_t dash = text.find('-');
+  if (dash != std::string_view::npos) {
+    const auto d = number(text.substr(0, dash), 0, kMaxDays);
+    if (!d) return std::nullopt;
+    days = *d;
+    text = text.substr(dash + 1);
+  }
+  const auto parts = text::split(text, ':');
+  if (parts.empty() || parts.size() > 3) return std::nullopt;
+  // Without days: M, M:S, H:M:S. With days: D-H, D-H:M, D-H:M:S.
+  const bool with_days = dash != std::string_view::npos;
+  const uint64_t first_max = with_days ? 23 : kMaxDays * 24 * 60;
+  int64_t values[3] = {0, 0, 0};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto value = number(parts[i], 0, i == 0 ? first_max : 59);
+    if (!value) return std::nullopt;
+    values[i] = *value;
+  }
+  // Hours, minutes and seconds: D-H[:M[:S]] and H:M:S name hours first; M and M:S minutes.
+  const bool hours_first = with_days || parts.size() == 3;
+  int64_t seconds =
+      hours_first ? values[0] * 3600 + values[1] * 60 + values[2] : values[0] * 60 + values[1];
+  seconds += days * 86400;
+  return (seconds + 59) / 60 * 60;
+}
+
 }  // namespace shareq::sim

@@ -15,4 +15,10 @@ std::optional<int64_t> parse_timestamp(std::string_view text);
 // sacct's Elapsed: "[D-]HH:MM:SS" or "MM:SS" (also "HH:MM:SS.mmm", fraction ignored) -> seconds.
 std::optional<int64_t> parse_elapsed(std::string_view text);
 
+// A slurm.conf duration in minutes, as Slurm's time_str2mins reads PriorityCalcPeriod and
+// PriorityDecayHalfLife: "MINUTES", "MINUTES:SECONDS", "HOURS:MINUTES:SECONDS", "DAYS-HOURS",
+// "DAYS-HOURS:MINUTES" or "DAYS-HOURS:MINUTES:SECONDS" -> seconds, rounded up to whole minutes
+// as Slurm does; nullopt when malformed (at most 100,000 days).
+std::optional<int64_t> parse_slurm_minutes(std::string_view text);
+
 }  // namespace shareq::sim

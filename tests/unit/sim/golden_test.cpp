@@ -57,6 +57,17 @@ TEST(SimGolden, InSharePriorityOrdersTheQueue) {
   EXPECT_EQ(run.csv, sim::read_text_file(kData + "/priority.expected.csv").value());
 }
 
+TEST(SimGolden, BorrowersRankByUsageAccruedEveryFiveSeconds) {
+  // Jobs 2 (owner) and 3 (borrower) both borrow and wait for job 1 (owner, 8 GPUs, 0-20). At 20
+  // the owner has 160 GPU-seconds of usage: priority/shareq accrues it every 5 s, so job 3, of the
+  // share with less usage, starts first although job 2 is older. (Accrued every PriorityCalcPeriod,
+  // 5 minutes, the shares would still stand equal and job 2 would go first.)
+  const SimRun run = golden("standing.sacct");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.csv.find("3,borrower,gpu,11,20,40,9,0,"), std::string::npos) << run.csv;
+  EXPECT_NE(run.csv.find("2,owner,gpu,10,40,60,30,0,"), std::string::npos) << run.csv;
+}
+
 TEST(SimGolden, SubmitDelayHoldsSubmissionsButNotJobEnds) {
   // --submit-delay 3 (Slurm's batch_sched_delay): job 1 (t=0) gets the first pass at once; job 2
   // (t=1) waits for the pass 3 s after it, at 3; job 3 (t=4, no room) starts at the end of job 1
@@ -143,6 +154,54 @@ TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {
   EXPECT_NE(run.out.find("\"preempted_runs\": 0"), std::string::npos);
 }
 
+// The stock baseline (Slurm's stock plugins): submission order, cons_tres's first fit, and a main
+// pass that stops at the first job that does not fit, whatever it is.
+SimRun stock(const std::string& trace, const std::string& config = "passes.shareq.conf") {
+  return sim({"--slurm-conf", kData + "/passes.slurm.conf", "--config", kData + "/" + config,
+              "--trace", kData + "/" + trace, "--baseline", "stock", "--baseline-jobs-csv",
+              ::testing::TempDir() + "/sim_golden.stock." +
+                  ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv"});
+}
+
+std::string stock_csv() {
+  return sim::read_text_file(::testing::TempDir() + "/sim_golden.stock." +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                             ".csv")
+      .value_or("");
+}
+
+TEST(SimGolden, StockBaselineMainPassStopsAtTheFirstJobThatDoesNotFit) {
+  // nostop.sacct: job 3 (4 GPUs, a borrower under shareq) fits nowhere at 10. shareq's main pass
+  // goes on past it and starts job 4 at 10; stock's stops there, and job 4 waits for the
+  // backfill pass at 30.
+  const SimRun run = stock("nostop.sacct");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("== stock: 4 jobs replayed"), std::string::npos) << run.out;
+  const std::string csv = stock_csv();
+  EXPECT_NE(csv.find("4,borrower,gpu,10,30,130,20,0,\"g1\""), std::string::npos) << csv;
+  EXPECT_NE(csv.find("3,borrower,gpu,10,1000,1100,990,0,"), std::string::npos) << csv;
+  EXPECT_NE(run.csv.find("4,borrower,gpu,10,10,110,0,0,"), std::string::npos) << run.csv;
+}
+
+TEST(SimGolden, StockBaselinePlacesByFirstFitInSubmissionOrder) {
+  // Jobs 1 (2 GPUs) and 2 (3 GPUs) take g1 and g2; job 3 (1 GPU, at 1) goes to g1, the first node
+  // with room (best fit, shareq's packing, takes g2's last GPU), so job 4 (2 GPUs) finds no
+  // node under stock until 1000, and starts at 10 beside job 1 under shareq.
+  const SimRun run = stock("firstfit.sacct");
+  ASSERT_EQ(run.code, 0) << run.err;
+  const std::string csv = stock_csv();
+  EXPECT_NE(csv.find("3,borrower,gpu,1,1,1001,0,0,\"g1\""), std::string::npos) << csv;
+  EXPECT_NE(csv.find("4,borrower,gpu,10,1000,1100,990,0,\"g1\""), std::string::npos) << csv;
+  EXPECT_NE(run.csv.find("3,borrower,gpu,1,1,1001,0,0,\"g2\""), std::string::npos) << run.csv;
+  EXPECT_NE(run.csv.find("4,borrower,gpu,10,10,110,0,0,\"g1\""), std::string::npos) << run.csv;
+  // --share-priority means nothing to stock: priority.sacct's jobs run in submission order.
+  const SimRun order = stock("priority.sacct");
+  ASSERT_EQ(order.code, 0) << order.err;
+  const std::string fifo = stock_csv();
+  EXPECT_NE(fifo.find("2,owner,gpu,10,100,200,90,0,"), std::string::npos) << fifo;
+  EXPECT_NE(fifo.find("4,owner,gpu,10,300,400,290,0,"), std::string::npos) << fifo;
+}
+
 TEST(SimGolden, SameInputsSameOutput) {
   const SimRun a = golden("reclaim.sacct", {"--json", "--baseline", "fifo"});
   const SimRun b = golden("reclaim.sacct", {"--json", "--baseline", "fifo"});
@@ -157,6 +216,14 @@ TEST(SimCommand, BadCommandLinesAndInputsSayWhat) {
   const SimRun missing = golden("reclaim.sacct", {"--trace-format", "swf"});
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("--swf-map"), std::string::npos);
+  EXPECT_EQ(run_sim(std::vector<std::string>{"--baseline", "slurm"}, out, err), 2);
+  EXPECT_NE(err.str().find("--baseline: \"slurm\" is not a baseline; allowed: fifo, stock"),
+            std::string::npos)
+      << err.str();
+  const SimRun lone = golden("reclaim.sacct", {"--baseline-jobs-csv", "/tmp/x.csv"});
+  EXPECT_EQ(lone.code, 2);
+  EXPECT_NE(lone.err.find("--baseline-jobs-csv needs --baseline fifo|stock"), std::string::npos)
+      << lone.err;
   const SimRun bad = sim({"--slurm-conf", kData + "/golden.slurm.conf", "--config",
                           kData + "/golden.shareq.conf", "--trace", kData + "/golden.slurm.conf"});
   EXPECT_EQ(bad.code, 1);

@@ -37,6 +37,19 @@ TEST(NodePool, BestFitMatchesGpuPacking) {
   }
 }
 
+TEST(NodePool, FirstFitTakesTheFirstNodesWithRoomInNodeOrder) {
+  // A group listed out of order is still taken in node order (slurm.conf's, cons_tres's).
+  NodePool pool({8, 8, 8, 8}, {{3, 1, 0, 2}});
+  pool.allocate({0}, 6);  // free: 2, 8, 8, 8
+  pool.allocate({1}, 1);  // free: 2, 7, 8, 8
+  EXPECT_EQ(pool.first_fit(0, 2, 1), (std::vector<int>{0}));
+  EXPECT_EQ(pool.best_fit(0, 2, 1), (std::vector<int>{0}));
+  EXPECT_EQ(pool.first_fit(0, 3, 2), (std::vector<int>{1, 2}));
+  EXPECT_EQ(pool.first_fit(0, 8, 2), (std::vector<int>{2, 3}));
+  EXPECT_EQ(pool.first_fit(0, 8, 3), std::nullopt);
+  EXPECT_EQ(pool.first_fit(0, 7, 1), (std::vector<int>{1}));
+}
+
 TEST(NodePool, MultiNodeTakesTheTightestNodes) {
   NodePool pool({8, 8, 8, 8}, {{0, 1, 2, 3}});
   pool.allocate({0}, 6);

@@ -131,6 +131,37 @@ TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
   }
 }
 
+TEST(SlurmConf, PriorityPeriodsAsSlurmReadsThem) {
+  const auto defaults = parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf");
+  ASSERT_TRUE(defaults.value);
+  EXPECT_EQ(defaults.value->priority_calc_period_s, 300);
+  EXPECT_EQ(defaults.value->decay_half_life_s, 7 * 86400);
+  const auto set =
+      parse_slurm_conf("PriorityDecayHalfLife=1-0\nPriorityCalcPeriod=1\n", "slurm.conf");
+  ASSERT_TRUE(set.value) << first_error(set.errors);
+  EXPECT_EQ(set.value->decay_half_life_s, 86400);
+  EXPECT_EQ(set.value->priority_calc_period_s, 60);
+  const auto bad = parse_slurm_conf("PriorityDecayHalfLife=7d\n", "slurm.conf");
+  EXPECT_FALSE(bad.value);
+  EXPECT_EQ(first_error(bad.errors),
+            "slurm.conf:1: PriorityDecayHalfLife: \"7d\" is not a duration; allowed: MINUTES, "
+            "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
+}
+
+TEST(Time, SlurmMinutesAsTimeStr2minsReadsThem) {
+  EXPECT_EQ(parse_slurm_minutes("5"), 300);
+  EXPECT_EQ(parse_slurm_minutes("0"), 0);
+  EXPECT_EQ(parse_slurm_minutes("2:30"), 180);  // minutes:seconds, rounded up to minutes
+  EXPECT_EQ(parse_slurm_minutes("1:00:00"), 3600);
+  EXPECT_EQ(parse_slurm_minutes("7-0"), 7 * 86400);
+  EXPECT_EQ(parse_slurm_minutes("1-2:03"), 86400 + 2 * 3600 + 180);
+  EXPECT_EQ(parse_slurm_minutes("1-2:03:01"), 86400 + 2 * 3600 + 240);
+  for (const char* bad :
+       {"", "x", "1-", "-1", "1-24", "1:60", "1:2:3:4", "1-2:3:4:5", "100001-0"}) {
+    EXPECT_FALSE(parse_slurm_minutes(bad)) << bad;
+  }
+}
+
 TEST(Time, TimestampsAndElapsed) {
   EXPECT_EQ(parse_timestamp("1970-01-02T00:00:01"), 86401);
   EXPECT_EQ(parse_timestamp("2024-03-01T00:00:00").value() -
