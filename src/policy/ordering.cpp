@@ -201,6 +201,23 @@ PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const 
   return choose(ranks, ledger, job, ahead).factors;
 }
 
+// `job` borrows in every family it asks for: no job of its share behind it is within quota in
+// those families (their `taken` becomes the quota), so a smaller job never passes it into the first
+// tier. A request larger than the share's whole quota closes nothing: it always borrows.
+void close_quota(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
+                 QuotaAhead& taken) {
+  const Policy& policy = ledger.policy();
+  for (const FamilyRequest& request : job.requests) {
+    const QuotaRule* rule = policy.rule(job.share, request.family);
+    const int64_t amount = std::max<int64_t>(request.amount, 0);
+    if (rule == nullptr || amount > ledger.capacity(request.family) || amount > rule->quota) {
+      continue;
+    }
+    const size_t index = job.share * ranks.family_count + request.family;
+    if (index < taken.size()) taken[index] = std::max(taken[index], rule->quota);
+  }
+}
+
 RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
                              std::span<const PendingJob> pending) {
   std::vector<size_t> order(pending.size());
@@ -215,8 +232,11 @@ RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
   for (const size_t i : order) {
     const Choice choice = choose(ranks, ledger, pending[i], out.taken);
     out.factors[i] = choice.factors;
-    if (pending[i].eligible && choice.index != SIZE_MAX) {
+    if (!pending[i].eligible) continue;
+    if (choice.index != SIZE_MAX) {
       out.taken[choice.index] = math::add(out.taken[choice.index], choice.amount);
+    } else {
+      close_quota(ranks, ledger, pending[i], out.taken);
     }
   }
   return out;

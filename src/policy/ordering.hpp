@@ -3,10 +3,15 @@
 // Criteria, in order:
 //  1. jobs within their share's quota (in their best family) before jobs that would borrow.
 //     A job is within quota when the share's usage, plus what the share's eligible pending jobs
-//     ahead of it in the share's own order (3 and 4 below) already take of the quota, plus the
-//     job's amount, fit in the quota: a burst of one share does not put all of its jobs in the
-//     first tier, only the jobs its quota holds (first fit: a job too big for what is left is
-//     passed over and takes nothing);
+//     ahead of it in the share's own order (3 to 5 below) already take of the quota, plus the
+//     job's amount, fit in the quota, and none of those jobs borrows: a burst of one share puts
+//     in the first tier only the jobs its quota holds, in the share's order, up to the first job
+//     that does not fit what is left. That job borrows, and so does every job of the share behind
+//     it (in the families it asks for): a smaller, younger or lower-priority job never passes it
+//     into the first tier. (Passing over it, first fit, was the rule until 2026-12-04: it kept a
+//     share's large jobs behind its own small ones, and so for last, when only the large are left
+//     and the free GPUs are spread too thin for them; docs/benchmarks.md.) A job larger than the
+//     share's whole quota can never be within it: it is passed over and ends nothing;
 //  2. among within-quota jobs, the share furthest below its quota first (smallest usage/quota,
 //     usage as held now, without the job; a quota of 0 counts as fully used);
 //     among borrowers, the share with the least decayed usage relative to its quota first
@@ -96,8 +101,9 @@ using QuotaAhead = std::vector<int64_t>;
 PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
                            const QuotaAhead& ahead = {});
 
-// A ranked queue: each job's factors (same order as the input) and what the eligible
-// within-quota jobs take of each share's quota in all (for a job submitted after them).
+// A ranked queue: each job's factors (same order as the input) and what the eligible jobs take of
+// each share's quota in all, for a job submitted after them: the within-quota jobs' amounts, or
+// the whole quota once one of the share's jobs borrows (criterion 1).
 struct RankedQueue {
   std::vector<PriorityFactors> factors;
   QuotaAhead taken;

@@ -252,12 +252,52 @@ TEST(Order, TheQuotaGoesInTheSharesOwnOrderNotTheInputOrder) {
             (std::vector<bool>{false, true, true}));
 }
 
-TEST(Order, AJobTooBigForWhatIsLeftIsPassedOverAndTakesNothing) {
+TEST(Order, AJobTooBigForWhatIsLeftEndsItsSharesFirstTier) {
   const World world(Shares(), {});
+  // Job 2 does not fit what job 1 leaves of the quota of 4: it borrows, and job 3, smaller and of
+  // lower --share-priority, does not pass it into the first tier.
   EXPECT_EQ(within_quota(world, {Pending(1).share("a").priority(90).request("p4", 3),
                                  Pending(2).share("a").priority(80).request("p4", 3),
                                  Pending(3).share("a").priority(70).request("p4", 1)}),
+            (std::vector<bool>{true, false, false}));
+  // Other shares' first tiers are their own.
+  EXPECT_EQ(within_quota(world, {Pending(1).share("a").request("p4", 3),
+                                 Pending(2).share("a").request("p4", 3),
+                                 Pending(3).share("b").request("p4", 1)}),
             (std::vector<bool>{true, false, true}));
+}
+
+TEST(Order, AJobLargerThanTheWholeQuotaIsPassedOverAndEndsNothing) {
+  const World world(Shares(), {});
+  // Job 1 asks for more than share a's quota of 4: it can only ever borrow.
+  EXPECT_EQ(within_quota(world, {Pending(1).share("a").priority(90).request("p4", 5),
+                                 Pending(2).share("a").priority(80).request("p4", 4)}),
+            (std::vector<bool>{false, true}));
+}
+
+TEST(Order, AJobWithinQuotaInAnotherFamilyEndsNothing) {
+  const World world(Shares(), {});
+  // Share b: quota 4 nodes in p4, 8 GPUs in p5. Job 2 does not fit what job 1 leaves in p4 but
+  // is within quota in p5: job 3 is still within quota in p4. Job 4 borrows in p5, its only
+  // family: job 5 does not pass it there.
+  EXPECT_EQ(
+      within_quota(world, {Pending(1).share("b").priority(90).request("p4", 3),
+                           Pending(2).share("b").priority(80).request("p4", 3).request("p5", 6),
+                           Pending(3).share("b").priority(70).request("p4", 1),
+                           Pending(4).share("b").priority(60).request("p5", 4),
+                           Pending(5).share("b").priority(50).request("p5", 1)}),
+      (std::vector<bool>{true, true, true, false, false}));
+}
+
+TEST(Order, AJobSubmittedAfterItsSharesFirstBorrowerIsBehindIt) {
+  const World world(Shares(), {});
+  const std::vector<PendingJob> queue = {
+      Pending(1).share("a").request("p4", 3).resolve(world.policy),
+      Pending(2).share("a").request("p4", 3).resolve(world.policy)};
+  const ShareRanks ranks = rank_shares(world.ledger(), {});
+  const RankedQueue ranked = prioritize_queue(ranks, world.ledger(), queue);
+  const PendingJob small = Pending(3).share("a").request("p4", 1).resolve(world.policy);
+  EXPECT_FALSE(prioritize(ranks, world.ledger(), small, ranked.taken).within_quota);
 }
 
 TEST(Order, AJobThatCannotStartYetTakesNoQuotaFromTheJobsBehindIt) {
