@@ -1,5 +1,6 @@
 // parse_slurm_conf never crashes; it gives a cluster exactly when it gives no error, every error
-// has a message, every partition names nodes that exist, and the limits hold.
+// has a message, every partition names nodes that exist, the limits hold, and the durations
+// (PriorityCalcPeriod, PriorityDecayHalfLife) are whole minutes.
 //
 // The limits are far below the real ones (SlurmConfLimits' defaults: 100,000 nodes): the paths are
 // the same, and an input that expands to the real limit costs about 200 ms under the sanitizers,
@@ -32,5 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (listed > limits.partition_nodes) std::abort();
+  // Durations are whole minutes (time_str2mins), never negative.
+  for (const int64_t seconds :
+       {parsed.value->priority_calc_period_s, parsed.value->decay_half_life_s}) {
+    if (seconds < 0 || seconds % 60 != 0) std::abort();
+  }
   return 0;
 }
