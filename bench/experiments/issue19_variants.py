@@ -14,6 +14,8 @@ file (issue19-order-variants.patch, for commit 62e2c38):
     cmake -S . -B build -DSHAREQ_TESTS=OFF -DSHAREQ_PLUGINS=OFF && cmake --build build -t shareq
     bench/experiments/issue19_variants.py /tmp/exp/build/tools/shareq
 
+With SHAREQ_WQ_STOP=1 in the environment every variant runs on the rule shareq took on 2026-12-04
+(a share's first tier ends at its first job that does not fit what is left of its quota).
 Figures only; docs/benchmarks.md ("What the quota order costs") has the table and what it says.
 """
 
