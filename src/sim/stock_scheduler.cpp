@@ -5,9 +5,9 @@
 //    and no usage yet every job gets the same factors: what the benchmark's runs (90-450 s on a
 //    fresh cluster) see, bar the last minutes of its longest;
 //  - placement: cons_tres's first fit in slurm.conf order (no packing);
-//  - main pass: the first job that does not fit stops its partition (fail_by_part; the model
-//    has no priority values, so bf_min_prio_reserve holds back no job), within
-//    partition_job_depth and default_queue_depth;
+//  - main pass: every job that does not fit stops its partition (fail_by_part; the model has no
+//    priority values, so bf_min_prio_reserve exempts none), within partition_job_depth and
+//    default_queue_depth;
 //  - backfill: every job that fits starts, in order. With no time limits (sbatch without
 //    --time, MaxTime=INFINITE) Slurm can place no reservation, so backfill holds nothing back;
 //    a trace whose jobs carry time limits is backfilled by Slurm with reservations, which this

@@ -279,6 +279,41 @@ def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     assert int(line[1]) == sum(int(x) for x in line[2:]), line
 
 
+@pytest.mark.every_release
+def test_a_shares_first_tier_ends_at_its_first_job_that_would_borrow(shares):
+    """A share's jobs enter the within-quota tier in the share's own order, up to the first that
+    does not fit what is left of its quota: a smaller job of lower --share-priority behind it does
+    not pass it (policy/ordering.hpp). Research (quota 16 GPUs in p5, running nothing) asks for 8
+    GPUs at priority 90, then 16 at 80, then 2 at 10, while prodexp2 fills p5."""
+    c = shares
+    c.install_shareq_conf(conf(reclaim_after=3600))  # nothing is reclaimed while the test looks
+    fill = [gpu_job(c, "alice", "prodexp2", 8, 99) for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    first = gpu_job(c, "bob", "research", 8, 90)
+    large = c.sbatch("bob", "-p", "p5", "-N", "2", "--gres=gpu:8", "--share=research",
+                     "--share-priority=80", "--requeue", script="sleep 300")
+    small = gpu_job(c, "bob", "research", 2, 10)
+
+    def priorities():
+        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
+        prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+        return prios if {first, large, small} <= prios.keys() else None
+
+    tier = 1 << 30
+
+    def ranked():
+        # A job is ranked at submission from the last ranking, then again after it (within 5 s):
+        # the small job may show the first tier for a moment.
+        prios = priorities()
+        return prios if prios and prios[small] < tier else None
+
+    prios = wait_until("research's small job ranked behind its large one", ranked)
+    assert prios[first] >= tier, prios  # 8 of 16: within quota
+    assert prios[large] < tier, prios  # 8 + 16 > 16: borrows
+    assert prios[large] > prios[small], prios  # the share's own order: priority 80 before 10
+
+
 def test_slurms_job_list_is_kept_in_scheduling_order(shares):
     """priority/shareq keeps job_list in the order Slurm's schedulers sort the pending jobs, so
     that each pass sorts a queue that is already in order (job_list_order.hpp): `scontrol show
