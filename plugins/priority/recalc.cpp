@@ -373,7 +373,7 @@ void on_jobs_changed() {
 
 void run() {
   using Clock = std::chrono::steady_clock;
-  const int64_t period_s = recalc_period_s(ctld::priority_calc_period_s());
+  const int64_t period_s = policy::recalc_period_s(ctld::priority_calc_period_s());
   const auto period = std::chrono::seconds(period_s);
   log_info("priority: recalculating every %lld s and after jobs start or end",
            static_cast<long long>(period_s));
@@ -409,8 +409,6 @@ void run() {
 }
 
 }  // namespace
-
-int64_t recalc_period_s(int64_t calc_period_s) { return policy::recalc_period_s(calc_period_s); }
 
 uint32_t priority_of(job_record_t* job) {
   const auto config = ctld::current_config();

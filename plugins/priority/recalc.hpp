@@ -1,8 +1,8 @@
 // priority/shareq's periodic pass, and the thread that runs it.
 //
-// Every period (slurm.conf's PriorityCalcPeriod when it is 1..5 s, else 5 s: the default
-// PriorityCalcPeriod of 5 minutes is far too slow for borrow/reclaim decisions), and at once
-// after priority_p_reconfig, the thread:
+// Every period (policy::recalc_period_s: slurm.conf's PriorityCalcPeriod when it is 1..5 s, else
+// 5 s; the default PriorityCalcPeriod of 5 minutes is far too slow for borrow/reclaim decisions),
+// and at once after priority_p_reconfig, the thread:
 //   1. takes slurmctld's job write lock (and node and partition read locks), like multifactor's
 //      decay thread;
 //   2. accrues the core's decayed usage per (share, family) from the running jobs and the warm
@@ -39,8 +39,5 @@ void wake_recalc();
 
 // When usage was last accrued (0 before the first pass): job_end accrues a job's tail from here.
 int64_t last_accrual();
-
-// The pass period in seconds for a PriorityCalcPeriod of `calc_period_s`.
-int64_t recalc_period_s(int64_t calc_period_s);
 
 }  // namespace shareq::priority
