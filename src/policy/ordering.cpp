@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "policy/quota_math.hpp"
 
@@ -151,28 +152,43 @@ int64_t ahead_at(const QuotaAhead& ahead, size_t index, size_t expected_size) {
   return ahead.size() == expected_size ? ahead[index] : 0;
 }
 
+// A request of `job` that its share's quota ranks: the share has a Share= line in the family and
+// the request fits the family's capacity (the others are skipped). Its (share, family) pair's
+// index into the ranks.
+struct QuotaSlot {
+  const QuotaRule* rule = nullptr;
+  int64_t amount = 0;
+  size_t index = 0;
+};
+
+std::optional<QuotaSlot> quota_slot(const ShareRanks& ranks, const Ledger& ledger,
+                                    const PendingJob& job, const FamilyRequest& request) {
+  const QuotaRule* rule = ledger.policy().rule(job.share, request.family);
+  const int64_t amount = std::max<int64_t>(request.amount, 0);
+  if (rule == nullptr || amount > ledger.capacity(request.family)) return std::nullopt;
+  const size_t index = job.share * ranks.family_count + request.family;
+  if (index >= ranks.within.size()) return std::nullopt;
+  return QuotaSlot{rule, amount, index};
+}
+
 Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
               const QuotaAhead& ahead) {
-  const Policy& policy = ledger.policy();
   Standing best;
   Choice choice;
   std::vector<std::pair<FamilyId, Standing>> standings;
   for (const FamilyRequest& request : job.requests) {
-    const QuotaRule* rule = policy.rule(job.share, request.family);
-    const int64_t amount = std::max<int64_t>(request.amount, 0);
-    if (rule == nullptr || amount > ledger.capacity(request.family)) continue;
-    const size_t index = job.share * ranks.family_count + request.family;
-    if (index >= ranks.within.size()) continue;
+    const auto slot = quota_slot(ranks, ledger, job, request);
+    if (!slot) continue;
     const int64_t taken = math::add(ledger.usage(job.share, request.family),
-                                    ahead_at(ahead, index, ranks.within.size()));
+                                    ahead_at(ahead, slot->index, ranks.within.size()));
     Standing here;
-    here.within = math::add(taken, amount) <= rule->quota;
-    here.rank = here.within ? ranks.within[index] : ranks.borrow[index];
+    here.within = math::add(taken, slot->amount) <= slot->rule->quota;
+    here.rank = here.within ? ranks.within[slot->index] : ranks.borrow[slot->index];
     if (job.requests.size() > 1) standings.emplace_back(request.family, here);
     if (here > best) {
       best = here;
-      choice.index = here.within ? index : SIZE_MAX;
-      choice.amount = amount;
+      choice.index = here.within ? slot->index : SIZE_MAX;
+      choice.amount = slot->amount;
     }
   }
   choice.factors = pack(best, job.priority, job.nice);
@@ -180,6 +196,19 @@ Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& j
     choice.factors.in_family.emplace_back(family, pack(standing, job.priority, job.nice).priority);
   }
   return choice;
+}
+
+// `job` borrows in every family it asks for: no job of its share behind it is within quota in
+// those families (their `taken` becomes the quota), so a smaller job never passes it into the first
+// tier. A request larger than the share's whole quota closes nothing: it always borrows.
+void close_quota(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
+                 QuotaAhead& taken) {
+  for (const FamilyRequest& request : job.requests) {
+    const auto slot = quota_slot(ranks, ledger, job, request);
+    if (slot && slot->amount <= slot->rule->quota) {
+      taken[slot->index] = std::max(taken[slot->index], slot->rule->quota);
+    }
+  }
 }
 
 // A share's own order: higher --share-priority, then lower nice level, then older, then lower
@@ -199,23 +228,6 @@ bool ahead_in_share(const PendingJob& a, const PendingJob& b) {
 PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
                            const QuotaAhead& ahead) {
   return choose(ranks, ledger, job, ahead).factors;
-}
-
-// `job` borrows in every family it asks for: no job of its share behind it is within quota in
-// those families (their `taken` becomes the quota), so a smaller job never passes it into the first
-// tier. A request larger than the share's whole quota closes nothing: it always borrows.
-void close_quota(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
-                 QuotaAhead& taken) {
-  const Policy& policy = ledger.policy();
-  for (const FamilyRequest& request : job.requests) {
-    const QuotaRule* rule = policy.rule(job.share, request.family);
-    const int64_t amount = std::max<int64_t>(request.amount, 0);
-    if (rule == nullptr || amount > ledger.capacity(request.family) || amount > rule->quota) {
-      continue;
-    }
-    const size_t index = job.share * ranks.family_count + request.family;
-    if (index < taken.size()) taken[index] = std::max(taken[index], rule->quota);
-  }
 }
 
 RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
