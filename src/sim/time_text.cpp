@@ -22,6 +22,21 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+// "D-rest" -> D (at most max_days) and rest; text without a dash -> 0 days and all of it.
+struct DaysSplit {
+  bool with_days = false;
+  int64_t days = 0;
+  std::string_view rest;
+};
+
+std::optional<DaysSplit> split_days(std::string_view text, uint64_t max_days) {
+  const size_t dash = text.find('-');
+  if (dash == std::string_view::npos) return DaysSplit{false, 0, text};
+  const auto days = number(text.substr(0, dash), 0, max_days);
+  if (!days) return std::nullopt;
+  return DaysSplit{true, *days, text.substr(dash + 1)};
+}
+
 bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int64_t days_in_month(int64_t y, int64_t m) {
@@ -45,18 +60,10 @@ std::optional<int64_t> parse_timestamp(std::string_view t) {
 }
 
 std::optional<int64_t> parse_elapsed(std::string_view text) {
-  int64_t days = 0;
-  const size_t dash = text.find('-');
-  if (dash != std::string_view::npos) {
-    const auto d = number(text.substr(0, dash), 0, 1'000'000);
-    if (!d) return std::nullopt;
-    days = *d;
-    text = text.substr(dash + 1);
-  }
-  text = text.substr(0, text.find('.'));
-  const auto parts = text::split(text, ':');
-  if (parts.size() < 2 || parts.size() > 3 ||
-      (dash != std::string_view::npos && parts.size() != 3)) {
+  const auto split = split_days(text, 1'000'000);
+  if (!split) return std::nullopt;
+  const auto parts = text::split(split->rest.substr(0, split->rest.find('.')), ':');
+  if (parts.size() < 2 || parts.size() > 3 || (split->with_days && parts.size() != 3)) {
     return std::nullopt;
   }
   int64_t seconds = 0;
@@ -65,23 +72,17 @@ std::optional<int64_t> parse_elapsed(std::string_view text) {
     if (!value) return std::nullopt;
     seconds = seconds * 60 + *value;
   }
-  return days * 86400 + seconds;
+  return split->days * 86400 + seconds;
 }
 
 std::optional<int64_t> parse_slurm_minutes(std::string_view text) {
   constexpr uint64_t kMaxDays = 100'000;
-  int64_t days = 0;
-  const size_t dash = text.find('-');
-  if (dash != std::string_view::npos) {
-    const auto d = number(text.substr(0, dash), 0, kMaxDays);
-    if (!d) return std::nullopt;
-    days = *d;
-    text = text.substr(dash + 1);
-  }
-  const auto parts = text::split(text, ':');
+  const auto split = split_days(text, kMaxDays);
+  if (!split) return std::nullopt;
+  const auto parts = text::split(split->rest, ':');
   if (parts.empty() || parts.size() > 3) return std::nullopt;
   // Without days: M, M:S, H:M:S. With days: D-H, D-H:M, D-H:M:S.
-  const bool with_days = dash != std::string_view::npos;
+  const bool with_days = split->with_days;
   const uint64_t first_max = with_days ? 23 : kMaxDays * 24 * 60;
   int64_t values[3] = {0, 0, 0};
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -93,7 +94,7 @@ std::optional<int64_t> parse_slurm_minutes(std::string_view text) {
   const bool hours_first = with_days || parts.size() == 3;
   int64_t seconds =
       hours_first ? values[0] * 3600 + values[1] * 60 + values[2] : values[0] * 60 + values[1];
-  seconds += days * 86400;
+  seconds += split->days * 86400;
   return (seconds + 59) / 60 * 60;
 }
 
