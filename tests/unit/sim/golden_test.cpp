@@ -20,10 +20,14 @@ struct SimRun {
   std::string out, err, csv;
 };
 
+// One file per test and kind: ctest -j runs this binary's tests at once.
+std::string test_csv(const std::string& kind) {
+  return ::testing::TempDir() + "/sim_golden." + kind +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv";
+}
+
 SimRun sim(std::vector<std::string> args) {
-  // One file per test: ctest -j runs this binary's tests at once.
-  const std::string csv = ::testing::TempDir() + "/sim_golden." +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv";
+  const std::string csv = test_csv("");
   args.insert(args.end(), {"--jobs-csv", csv});
   std::ostringstream out, err;
   SimRun run;
@@ -159,16 +163,10 @@ TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {
 SimRun stock(const std::string& trace, const std::string& config = "passes.shareq.conf") {
   return sim({"--slurm-conf", kData + "/passes.slurm.conf", "--config", kData + "/" + config,
               "--trace", kData + "/" + trace, "--baseline", "stock", "--baseline-jobs-csv",
-              ::testing::TempDir() + "/sim_golden.stock." +
-                  ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".csv"});
+              test_csv("stock.")});
 }
 
-std::string stock_csv() {
-  return sim::read_text_file(::testing::TempDir() + "/sim_golden.stock." +
-                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                             ".csv")
-      .value_or("");
-}
+std::string stock_csv() { return sim::read_text_file(test_csv("stock.")).value_or(""); }
 
 TEST(SimGolden, StockBaselineMainPassStopsAtTheFirstJobThatDoesNotFit) {
   // nostop.sacct: job 3 (4 GPUs, a borrower under shareq) fits nowhere at 10. shareq's main pass
