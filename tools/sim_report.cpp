@@ -30,24 +30,24 @@ std::string skipped_text(const std::vector<sim::Skipped>& skipped) {
 
 std::string family_table(const sim::SimResult& run) {
   Table table({"FAMILY", "GPUS", "STRICT", "PLACEABLE", "JOBS", "WAIT_P50", "WAIT_P90", "WAIT_MAX",
-               "PREEMPTED", "USED_GPU_H", "BORROWED_GPU_H"});
+               "PREEMPTED", "LOST_GPU_H", "USED_GPU_H", "BORROWED_GPU_H"});
   for (const auto& f : run.families) {
     table.add({f.family, std::to_string(f.gpus), percent(f.strict), percent(f.placeable),
                std::to_string(f.jobs), std::to_string(f.wait.p50), std::to_string(f.wait.p90),
                std::to_string(f.wait.max), std::to_string(f.preempted_runs),
-               fixed(f.used_gpu_hours), fixed(f.borrowed_gpu_hours)});
+               fixed(f.lost_gpu_hours), fixed(f.used_gpu_hours), fixed(f.borrowed_gpu_hours)});
   }
   return table.render();
 }
 
 std::string share_table(const sim::SimResult& run) {
   Table table({"SHARE", "FAMILY", "QUOTA", "STRICT", "JOBS", "WAIT_P50", "WAIT_P90", "WAIT_MAX",
-               "PREEMPTED", "USED_GPU_H", "BORROWED_GPU_H"});
+               "PREEMPTED", "LOST_GPU_H", "USED_GPU_H", "BORROWED_GPU_H"});
   for (const auto& s : run.shares) {
     table.add({s.share, s.family, amount_text(s.quota, s.unit), percent(s.strict),
                std::to_string(s.jobs), std::to_string(s.wait.p50), std::to_string(s.wait.p90),
                std::to_string(s.wait.max), std::to_string(s.preempted_runs),
-               fixed(s.used_gpu_hours), fixed(s.borrowed_gpu_hours)});
+               fixed(s.lost_gpu_hours), fixed(s.used_gpu_hours), fixed(s.borrowed_gpu_hours)});
   }
   return table.render();
 }
@@ -96,6 +96,7 @@ nlohmann::ordered_json run_json(const sim::SimResult& run) {
                                {"jobs", f.jobs},
                                {"wait", wait_json(f.wait)},
                                {"preempted_runs", f.preempted_runs},
+                               {"lost_gpu_hours", f.lost_gpu_hours},
                                {"used_gpu_hours", f.used_gpu_hours},
                                {"borrowed_gpu_hours", f.borrowed_gpu_hours}});
   }
@@ -109,6 +110,7 @@ nlohmann::ordered_json run_json(const sim::SimResult& run) {
                              {"jobs", s.jobs},
                              {"wait", wait_json(s.wait)},
                              {"preempted_runs", s.preempted_runs},
+                             {"lost_gpu_hours", s.lost_gpu_hours},
                              {"used_gpu_hours", s.used_gpu_hours},
                              {"borrowed_gpu_hours", s.borrowed_gpu_hours}});
   }

@@ -253,7 +253,8 @@ def figures(runs):
     waits, within = waits_by_tier(runs)
     out = {"utilisation": strict, "placeable": placeable,
            "span_s": max(r[2] for r in spans) - min(r[0] for r in spans),
-           "preempted_runs": sum(1 for r in runs if r[2] in ("PREEMPTED", "REQUEUED"))}
+           "preempted_runs": sum(1 for r in runs if r[2] in ("PREEMPTED", "REQUEUED")),
+           "lost": lost_share(runs)}
     for tier, _, _ in TIERS:
         out[f"{tier}_p50"], out[f"{tier}_p90"] = percentile(waits[tier], 50), \
             percentile(waits[tier], 90)
@@ -261,6 +262,16 @@ def figures(runs):
             percentile(within[tier], 90)
         out[f"{tier}_quota_jobs"] = len(within[tier])
     return out
+
+
+def lost_share(runs):
+    """Of the GPU-seconds the runs held (busy in the utilisation figures), the share held by runs
+    that were preempted: GPUs that ran work that was then lost."""
+    held = {True: 0, False: 0}
+    for _, _, state, _, b, e, gpus, _ in runs:
+        held[state in ("PREEMPTED", "REQUEUED")] += (e - b) * gpus
+    total = held[True] + held[False]
+    return held[True] / total if total else 0.0
 
 
 def waits_by_tier(runs):
@@ -402,7 +413,7 @@ COLUMNS = [("utilisation", "GPU util (strict)", "pct"), ("placeable", "placeable
            ("span_s", "span (s)", "s")] + [
     (f"{t}_{k}", f"{t} {k.replace('quota_', 'within quota ').replace('p', 'P')}", "s")
     for t, _, _ in TIERS for k in ("p50", "p90", "quota_p50", "quota_p90")] + [
-    ("preempted_runs", "preempted runs", "n")]
+    ("preempted_runs", "preempted runs", "n"), ("lost", "busy GPU time lost", "pct")]
 
 
 def fmt(value, kind):
@@ -502,8 +513,13 @@ def simulate_pair(index, seed, opts, modes, sim_root):
         sim, rows = X.simulate(opts.tool, os.path.join(sim_root, f"run{index}"), mode, slurm_conf,
                                shareq_conf, jobs, sim_opts, stock=(mode == "stock"))
         out[mode] = figures(X.sim_runs(rows, jobs, 0))
-        out[mode]["preempted_runs"] = next(f["preempted_runs"] for f in sim["families"]
-                                           if f["family"] == "p5")
+        # The jobs CSV has each job's completed run only; the simulator's meter also counts the
+        # GPUs a run held before it was preempted as busy, as the cluster's accounting does.
+        family = next(f for f in sim["families"] if f["family"] == "p5")
+        out[mode].update(utilisation=family["strict"], placeable=family["placeable"],
+                         preempted_runs=family["preempted_runs"],
+                         lost=family["lost_gpu_hours"] / family["used_gpu_hours"]
+                         if family["used_gpu_hours"] else 0.0)
     return out
 
 

@@ -16,6 +16,7 @@ namespace shareq::sim {
 
 struct PairSeconds {
   double busy = 0, could = 0, borrowed = 0;  // GPU-seconds
+  double lost = 0;  // GPU-seconds of runs preempted (part of busy: the GPUs ran, the work is lost)
 };
 
 struct FamilySeconds {
@@ -33,6 +34,9 @@ class Meter {
 
   void change_busy(policy::ShareId s, policy::FamilyId f, int64_t gpus);  // +/- GPUs
   void change_waiting(policy::ShareId s, policy::FamilyId f, const Shape& shape, int delta);
+  void add_lost(policy::ShareId s, policy::FamilyId f, double gpu_seconds) {
+    pairs_[index(s, f)].lost += gpu_seconds;
+  }
 
   [[nodiscard]] const FamilySeconds& family(policy::FamilyId f) const { return families_[f]; }
   [[nodiscard]] const PairSeconds& pair(policy::ShareId s, policy::FamilyId f) const {

@@ -23,8 +23,9 @@ struct FamilyFigures {
   int64_t jobs = 0;      // jobs that ran to their end here
   WaitFigures wait;
   int64_t preempted_runs = 0;
-  double used_gpu_hours = 0;
+  double used_gpu_hours = 0;  // GPU-hours busy, preempted runs included
   double borrowed_gpu_hours = 0;
+  double lost_gpu_hours = 0;  // of used: the runs that were preempted
 };
 
 struct ShareFigures {
@@ -38,6 +39,7 @@ struct ShareFigures {
   int64_t preempted_runs = 0;  // runs of its jobs that were preempted (requeued)
   double used_gpu_hours = 0;
   double borrowed_gpu_hours = 0;  // GPU-hours run beyond its quota
+  double lost_gpu_hours = 0;      // GPU-hours of its runs that were preempted
 };
 
 struct JobRecord {

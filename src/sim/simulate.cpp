@@ -99,16 +99,18 @@ void summarise(const SimState& state, const SlurmCluster& cluster, const Trace& 
                       wait_figures(by_family[f].waits),
                       by_family[f].preempted,
                       hours(s.busy),
+                      0,
                       0};
     for (policy::ShareId sh = 0; sh < policy.share_count(); ++sh) {
       const PairSeconds& p = state.meter().pair(sh, f);
       const Tally& t = by_pair[sh * families + f];
       fig.borrowed_gpu_hours += hours(p.borrowed);
+      fig.lost_gpu_hours += hours(p.lost);
       if (policy.rule(sh, f) == nullptr && t.waits.empty() && t.preempted == 0) continue;
       out.shares.push_back({policy.share_name(sh), policy.family(f).name, policy.quota(sh, f),
                             policy.family(f).unit, p.could > 0 ? p.busy / p.could : 0,
                             static_cast<int64_t>(t.waits.size()), wait_figures(t.waits),
-                            t.preempted, hours(p.busy), hours(p.borrowed)});
+                            t.preempted, hours(p.busy), hours(p.borrowed), hours(p.lost)});
     }
     out.families.push_back(fig);
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "sim/slurm_conf.hpp"
@@ -52,6 +53,25 @@ TEST(SimGolden, BorrowerIsReclaimedWhenTheOwnersJobArrives) {
   const SimRun run = golden("reclaim.sacct");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(run.csv, sim::read_text_file(kData + "/reclaim.expected.csv").value());
+}
+
+TEST(SimGolden, APreemptedRunsGpuTimeIsBusyAndCountedAsLost) {
+  // reclaim.sacct: job 2's first run held 4 GPUs from 0 to 100 and was preempted: 400
+  // GPU-seconds lost, the borrower's, and part of the family's used GPU-hours (the GPUs ran).
+  const SimRun run = golden("reclaim.sacct", {"--json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto json = nlohmann::json::parse(run.out);
+  const auto& shareq = json["runs"][0];
+  const auto& family = shareq["families"][0];
+  EXPECT_DOUBLE_EQ(family["lost_gpu_hours"].get<double>(), 400.0 / 3600);
+  // 1: 4 GPUs 0-1000; 2: 4 GPUs 0-100 (lost) and 200-1200; 3: 4 GPUs 100-200.
+  EXPECT_DOUBLE_EQ(family["used_gpu_hours"].get<double>(), 4.0 * (1000 + 100 + 1000 + 100) / 3600);
+  for (const auto& share : shareq["shares"]) {
+    const double lost = share["share"] == "borrower" ? 400.0 / 3600 : 0;
+    EXPECT_DOUBLE_EQ(share["lost_gpu_hours"].get<double>(), lost) << share.dump();
+  }
+  const SimRun text = golden("reclaim.sacct");
+  EXPECT_NE(text.out.find("LOST_GPU_H"), std::string::npos) << text.out;
 }
 
 TEST(SimGolden, InSharePriorityOrdersTheQueue) {
