@@ -177,7 +177,7 @@ if [[ " $stages " == *" bench "* ]]; then
   bench/cluster/sim_crosscheck.py build/bench-dump --tool build/tools/shareq
   step "the benchmark's job lists in shareq sim, shareq against the stock model: 200 runs at each time scale (figures, not assertions)"
   for time_scale in 1 3 5; do
-    bench/cluster/utilisation.py --simulate --runs 200 --time-scale "$time_scale"
+    bench/cluster/utilisation.py --simulate --time-scale "$time_scale"
   done
 fi
 

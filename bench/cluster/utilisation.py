@@ -14,13 +14,13 @@ never the evidence: the table gives each figure's median and range over the runs
 Figures, from sacct (see utilisation() and waits()): GPU-time utilisation where the work was
 there to fill it, strict and placeable; the span; per share the P50/P90 wait from submission to
 the start of the run that completed (a preempted job's lost run and its requeue count as
-waiting), all jobs and the jobs that started within their share's quota; preempted runs.
+waiting), all jobs and the jobs that started within their share's quota; preempted runs, and the share of busy GPU time that preempted runs held (work lost).
 
 Usage: bench/cluster/utilisation.py [--runs 5] [--seed 7] [--time-scale 1] [--parallel]
            [--modes stock,shareq] [--dump-dir DIR] [--shareq-sched-params PARAMS] [--scale 1]
            (as root; build/ built)
        bench/cluster/utilisation.py --from-dumps DIR [--explain]   (the table again from dumps)
-       bench/cluster/utilisation.py --simulate [--runs 20] [--time-scale K] ... (shareq sim:
+       bench/cluster/utilisation.py --simulate [--runs 200] [--time-scale K] ... (shareq sim:
            shareq against its model of the stock plugins, the same job lists, in seconds)
 """
 
@@ -562,8 +562,9 @@ def check_conf_lines(parser, opts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5,
-                        help="paired runs (each mode once per run; default 5)")
+    parser.add_argument("--runs", type=int,
+                        help="paired runs (each mode once per run; default 5, with --simulate "
+                        "200: the simulator replays a run in milliseconds)")
     parser.add_argument("--seed", type=int, default=7,
                         help="run K draws its job list with seed SEED + K (default 7)")
     parser.add_argument("--scale", type=float, default=1.0, help="jobs per burst = 8 x scale")
@@ -604,6 +605,8 @@ def main():
     parser.add_argument("--explain", action="store_true",
                         help="with --from-dumps: where each run's idle GPU time went")
     opts = parser.parse_args()
+    if opts.runs is None:
+        opts.runs = 200 if opts.simulate else 5
     modes = opts.modes.split(",")
     if not modes or not set(modes) <= {"stock", "shareq"} or len(set(modes)) != len(modes):
         parser.error(f"--modes: {opts.modes!r}: a comma-separated list of stock, shareq")
