@@ -14,7 +14,8 @@ never the evidence: the table gives each figure's median and range over the runs
 Figures, from sacct (see utilisation() and waits()): GPU-time utilisation where the work was
 there to fill it, strict and placeable; the span; per share the P50/P90 wait from submission to
 the start of the run that completed (a preempted job's lost run and its requeue count as
-waiting), all jobs and the jobs that started within their share's quota; preempted runs, and the share of busy GPU time that preempted runs held (work lost).
+waiting), all jobs and the jobs that started within their share's quota; preempted runs, and
+the share of the busy GPU time that preempted runs held (work lost).
 
 Usage: bench/cluster/utilisation.py [--runs 5] [--seed 7] [--time-scale 1] [--parallel]
            [--modes stock,shareq] [--dump-dir DIR] [--shareq-sched-params PARAMS] [--scale 1]
