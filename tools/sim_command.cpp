@@ -191,6 +191,7 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
   options.tuning.priority_calc_period_s =
       policy::recalc_period_s(cluster.value->priority_calc_period_s);
   options.tuning.decay_half_life_s = cluster.value->decay_half_life_s;
+  options.requeue_hold_s = cluster.value->requeue_hold_s;
   SimReportInput report{o->trace, &*trace, {}};
   const auto& nodes = *cluster.value;
   report.runs.push_back(run_one(*trace, nodes, *config, sim::SchedulerKind::Shareq, options,

@@ -59,7 +59,8 @@ SLURM_CONF = "".join(f"NodeName={n} CPUs=16 RealMemory=64000 Gres=gpu:{U.GPUS_PE
                      for n in SLURM_NODES) + \
     "PartitionName=p4 Nodes=p4n[1-4] Default=YES MaxTime=INFINITE State=UP\n" \
     "PartitionName=p5 Nodes=p5n[1-4] MaxTime=INFINITE State=UP\n" \
-    "SchedulerType=sched/backfill\n"
+    "SchedulerType=sched/backfill\n" \
+    "AuthInfo=cred_expire=10\n"  # the test cluster's: a requeued job waits 11 s (tests/cluster)
 SHAREQ_SCHED_PARAMS = "bf_min_prio_reserve=1073741824,partition_job_depth=4"
 SHARE_OF_TIER = {tier: share for tier, share, _ in U.TIERS}
 PRIORITY_OF_TIER = {tier: prio for tier, _, prio in U.TIERS}

@@ -35,6 +35,9 @@ class Cadence {
   std::optional<PassBounds> main_due(policy::Time now, bool ended, bool submitted, bool pending);
   // The backfill pass due now, with its bounds for `pending` jobs (nullopt: none).
   [[nodiscard]] std::optional<PassBounds> backfill_due(policy::Time now, size_t pending) const;
+  // A requeued job's BeginTime passed. Slurm starts no pass for it; the next periodic main pass
+  // and backfill pass consider it.
+  void job_eligible() { main_stale_ = backfill_stale_ = true; }
   void main_ran(const PassOutcome& pass);
   void backfill_ran(const PassOutcome& pass);
   // The next instant a pass may be due without an event (kNoWake: none).

@@ -81,7 +81,9 @@ bool keeps(Reservation& reservation, const SimState& state, policy::JobId id,
 PassOutcome FifoScheduler::pass(const PassBounds& /*bounds: every pass is whole*/) {
   PassOutcome out;
   std::vector<policy::JobId> order;
-  for (const auto& p : state_.pending()) order.push_back(p.id);
+  for (const auto& p : state_.pending()) {
+    if (p.eligible) order.push_back(p.id);
+  }
   std::sort(order.begin(), order.end());
   std::unordered_map<int, Reservation> reservations;  // partition -> its reservation
   for (policy::JobId id : order) {

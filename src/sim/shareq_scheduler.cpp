@@ -103,7 +103,7 @@ void ShareqScheduler::bounded_pass(const PassBounds& bounds, PassOutcome& out) {
   rank_queue();
   PassRecords tested(bounds, overlapping_);
   for (const auto& [priority, id] : order_) {
-    if (state_.run(id).status != JobStatus::Pending) continue;
+    if (state_.run(id).status != JobStatus::Pending || !state_.eligible(id)) continue;
     if (!try_records(id, priority, bounds, tested, out)) return;
   }
 }
@@ -202,6 +202,7 @@ void ShareqScheduler::started(policy::JobId id, PassOutcome& out) {
 // a job whose key (try_memo.hpp) already found nothing at this state and now().
 // With `act` false nothing is started or preempted: true says the try would have.
 bool ShareqScheduler::try_job(policy::JobId id, PassOutcome& out, bool act) {
+  if (!state_.eligible(id)) return false;  // in its BeginTime: left out of the pass
   const bool skip = tuning_.skip_known_waits;
   const policy::PendingJob& pending = state_.pending()[state_.run(id).slot];
   const auto& policy = state_.policy();

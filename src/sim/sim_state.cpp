@@ -4,13 +4,15 @@
 
 namespace shareq::sim {
 
-SimState::SimState(const Workload& workload, const policy::Policy& policy)
+SimState::SimState(const Workload& workload, const policy::Policy& policy,
+                   policy::Time requeue_hold_s)
     : workload_(workload),
       policy_(policy),
       pool_(workload.node_gpus, workload.groups),
       ledger_(policy, {}),
       meter_(workload, policy),
-      runs_(workload.jobs.size()) {}
+      runs_(workload.jobs.size()),
+      requeue_hold_s_(requeue_hold_s) {}
 
 bool SimState::advance(policy::Time pass_at) {
   constexpr policy::Time kNever = std::numeric_limits<policy::Time>::max();
@@ -20,6 +22,7 @@ bool SimState::advance(policy::Time pass_at) {
     next = std::min(next, workload_.jobs[next_submit_].submit);
   }
   if (!ends_.empty()) next = std::min(next, ends_.top().time);
+  if (!begins_.empty()) next = std::min(next, begins_.top().time);
   if (next == kNever) return false;
   meter_.advance(next, pool_);
   now_ = std::max(now_, next);
@@ -37,6 +40,15 @@ bool SimState::apply_events() {
   }
   while (next_submit_ < workload_.jobs.size() && workload_.jobs[next_submit_].submit <= now_) {
     submit(workload_.jobs[next_submit_++].id, true);
+    any = true;
+  }
+  while (!begins_.empty() && begins_.top().time <= now_) {
+    const EndEvent event = begins_.top();
+    begins_.pop();
+    const JobRun& r = runs_[event.job - 1];
+    if (r.status != JobStatus::Pending || r.epoch != event.epoch) continue;
+    pending_[r.slot].eligible = true;
+    ++queue_generation_;
     any = true;
   }
   return any;
@@ -128,6 +140,10 @@ void SimState::requeue(policy::JobId id) {
   r.nodes.clear();
   r.start = -1;
   submit(id, false);
+  if (requeue_hold_s_ > 0) {
+    pending_[r.slot].eligible = false;
+    begins_.push({now_ + requeue_hold_s_, id, r.epoch});
+  }
 }
 
 std::optional<std::vector<int>> SimState::best_fit(policy::JobId id, int request) const {

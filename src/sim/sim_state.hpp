@@ -1,6 +1,7 @@
 // The simulator's state between events: jobs pending and running, the nodes, the ledger, the
-// end-of-job event queue, the meter. The schedulers (shareq's passes, FIFO with EASY backfill)
-// decide; this class acts (start, end, requeue) and keeps every figure consistent. Internal.
+// end-of-job and end-of-BeginTime event queues, the meter. The schedulers (shareq's passes, FIFO
+// with EASY backfill) decide; this class acts (start, end, requeue) and keeps every figure
+// consistent. Internal.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,9 @@ struct EndEvent {
 
 class SimState {
  public:
-  SimState(const Workload& workload, const policy::Policy& policy);
+  // requeue_hold_s: how long a requeued job waits before it may start again (Slurm gives it a
+  // BeginTime of AuthInfo's cred_expire + 1 s); 0: it may start at once.
+  SimState(const Workload& workload, const policy::Policy& policy, policy::Time requeue_hold_s = 0);
 
   [[nodiscard]] policy::Time now() const { return now_; }
   [[nodiscard]] const Workload& workload() const { return workload_; }
@@ -46,6 +49,11 @@ class SimState {
   [[nodiscard]] const SimJob& job(policy::JobId id) const { return workload_.jobs[id - 1]; }
   [[nodiscard]] const JobRun& run(policy::JobId id) const { return runs_[id - 1]; }
   [[nodiscard]] const std::vector<policy::PendingJob>& pending() const { return pending_; }
+  // Whether the pending job may start now: false while a requeued job waits out its BeginTime
+  // (Slurm leaves such a job out of every pass).
+  [[nodiscard]] bool eligible(policy::JobId id) const {
+    return pending_[runs_[id - 1].slot].eligible;
+  }
   [[nodiscard]] const std::vector<policy::RunningJob>& running() const { return running_; }
   [[nodiscard]] const policy::Ledger& ledger() const { return ledger_; }
   [[nodiscard]] const NodePool& pool() const { return pool_; }
@@ -54,13 +62,13 @@ class SimState {
   // Bumped whenever a job starts, ends or is requeued: the ledger, the running jobs and the
   // nodes' free GPUs are unchanged while it is (the simulator holds no capacity otherwise).
   [[nodiscard]] uint64_t generation() const { return generation_; }
-  // Bumped whenever a job joins or leaves pending() (or generation() changes).
+  // Bumped whenever a job joins or leaves pending(), or becomes eligible (or generation() changes).
   [[nodiscard]] uint64_t queue_generation() const { return queue_generation_; }
 
   // Moves time to the next event; false when nothing is left to happen. `pass_at` is the time of
   // the next periodic pass (INT64_MAX: none).
   bool advance(policy::Time pass_at);
-  // Ends and submissions at now(); true when any happened.
+  // Ends, submissions and BeginTimes reached at now(); true when any happened.
   bool apply_events();
 
   // Acting (preconditions: the job is pending / running, the nodes have room).
@@ -88,6 +96,9 @@ class SimState {
   std::vector<policy::PendingJob> pending_;
   std::vector<policy::RunningJob> running_;
   std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> ends_;
+  // Requeued jobs' BeginTimes, as (time, job, epoch of the run that was preempted).
+  std::priority_queue<EndEvent, std::vector<EndEvent>, std::greater<>> begins_;
+  policy::Time requeue_hold_s_ = 0;
   size_t next_submit_ = 0;
   policy::Time now_ = 0;
   uint64_t generation_ = 0;

@@ -21,11 +21,13 @@ void replay(SimState& state, Scheduler& scheduler, const SimOptions& options, Si
   Cadence cadence(options.scheduler);
   policy::Time wake = kNoWake;
   while (state.advance(wake)) {
-    const uint64_t generation = state.generation();  // a job end bumps it; a submission not
+    const uint64_t generation = state.generation();   // a job end bumps it; a submission not
+    const uint64_t queue = state.queue_generation();  // each of those, and a BeginTime reached
     const size_t pending = state.pending().size();
     state.apply_events();
     const bool ended = state.generation() != generation;
     const bool submitted = state.pending().size() > pending;
+    if (!ended && !submitted && state.queue_generation() != queue) cadence.job_eligible();
     PassOutcome pass;
     const auto main = cadence.main_due(state.now(), ended, submitted, !state.pending().empty());
     if (main) {
@@ -132,7 +134,7 @@ SimResult simulate(const Trace& trace, const Workload& workload, const SlurmClus
                                             : "stock";
   out.dropped = workload.dropped;
   out.jobs_replayed = static_cast<int64_t>(workload.jobs.size());
-  SimState state(workload, policy);
+  SimState state(workload, policy, options.requeue_hold_s);
   if (kind == SchedulerKind::Shareq) {
     ShareqScheduler scheduler(state, options.tuning);
     replay(state, scheduler, options, out);

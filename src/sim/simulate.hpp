@@ -26,6 +26,9 @@ struct SimOptions {
   SchedulerParams scheduler;  // Slurm's passes: slurm.conf's, or Slurm's defaults
   ShareqTuning tuning;        // priority decay
   bool keep_jobs = true;      // fill SimResult::jobs (the per-job CSV)
+  // A preempted (requeued) job's wait before it may start again: slurm.conf's AuthInfo
+  // cred_expire + 1 s (SlurmCluster::requeue_hold_s); 0: at once.
+  policy::Time requeue_hold_s = 0;
 };
 
 // Preconditions: `workload` came from prepare_workload(trace, cluster, policy).

@@ -72,6 +72,7 @@ class Reader {
       duration(kvs[0], number, cluster_.priority_calc_period_s);
     if (text::iequals(kvs[0].key, "PriorityDecayHalfLife"))
       duration(kvs[0], number, cluster_.decay_half_life_s);
+    if (text::iequals(kvs[0].key, "AuthInfo")) auth_info(kvs[0].value, number);
   }
 
   Parsed<SlurmCluster> finish() {
@@ -100,6 +101,28 @@ class Reader {
                        "HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
     }
     seconds = *parsed;
+  }
+
+  // AuthInfo's cred_expire=SECONDS, among its comma-separated options; Slurm's default when
+  // absent. Slurm refuses a value under 5 (it logs an error and keeps its default): an error here.
+  void auth_info(std::string_view value, int number) {
+    int64_t cred_expire = SlurmCluster::kDefaultCredExpireS;
+    for (const auto option : text::split(value, ',')) {
+      constexpr std::string_view kKey = "cred_expire=";
+      if (option.substr(0, kKey.size()) != kKey) continue;
+      const std::string_view seconds = option.substr(kKey.size());
+      constexpr std::string_view kAllowed = "whole seconds, 5..2147483647";
+      const auto n = text::parse_decimal(seconds, 2147483647);
+      if (n.status != text::NumberStatus::Ok) {
+        return error(number, "AuthInfo cred_expire", text::number_message(seconds, n, kAllowed));
+      }
+      if (n.value < 5) {
+        return error(number, "AuthInfo cred_expire",
+                     text::quote(seconds) + " is out of range; allowed: " + std::string(kAllowed));
+      }
+      cred_expire = static_cast<int64_t>(n.value);
+    }
+    cluster_.requeue_hold_s = cred_expire + 1;
   }
 
   // The last SchedulerType and SchedulerParameters lines, on Slurm's defaults.

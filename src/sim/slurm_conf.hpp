@@ -4,7 +4,8 @@
 // the lines after it), PartitionName=NAME Nodes=LIST|ALL lines (PartitionName=DEFAULT sets
 // their Nodes), the scheduling cadence: SchedulerType and SchedulerParameters
 // (sched_params.hpp; the last line of each counts, Slurm's defaults where absent), and
-// PriorityCalcPeriod and PriorityDecayHalfLife (the last line of each). GPUs are the
+// PriorityCalcPeriod and PriorityDecayHalfLife (the last line of each), and AuthInfo's
+// cred_expire (the last line; a requeued job's BeginTime follows from it). GPUs are the
 // sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)" socket suffix is allowed).
 // Every other line and key is ignored, as the simulator needs none.
 // Keys are case-insensitive, '#' starts a comment.
@@ -40,6 +41,10 @@ struct SlurmCluster {
   // 0: no decay). shareq accrues usage every policy::recalc_period_s(priority_calc_period_s).
   int64_t priority_calc_period_s = int64_t{5} * 60;
   int64_t decay_half_life_s = int64_t{7} * 86400;
+  // How long Slurm holds a requeued (preempted) job: its BeginTime is cred_expire + 1 s from the
+  // requeue (job_mgr.c); cred_expire is AuthInfo's, 120 s by default.
+  int64_t requeue_hold_s = kDefaultCredExpireS + 1;
+  static constexpr int64_t kDefaultCredExpireS = 120;
 
   // nullptr when there is no such partition (names compare exactly, as Slurm's do).
   [[nodiscard]] const SimPartition* find_partition(std::string_view name) const;

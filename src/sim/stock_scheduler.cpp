@@ -26,7 +26,9 @@ StockScheduler::StockScheduler(SimState& state)
 PassOutcome StockScheduler::pass(const PassBounds& bounds) {
   PassOutcome out;
   std::vector<policy::JobId> order;
-  for (const auto& p : state_.pending()) order.push_back(p.id);
+  for (const auto& p : state_.pending()) {
+    if (p.eligible) order.push_back(p.id);
+  }
   std::sort(order.begin(), order.end());
   PassRecords tested(bounds, overlapping_);
   for (policy::JobId id : order) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -49,10 +50,28 @@ SimRun golden(const std::string& trace, std::vector<std::string> extra = {}) {
 
 TEST(SimGolden, BorrowerIsReclaimedWhenTheOwnersJobArrives) {
   // borrower runs 2 x 4 GPUs (4 borrowed); owner's 4-GPU job arrives at 100 and reclaims the
-  // borrower's latest-started job (ties: highest id), which restarts when the owner's job ends.
+  // borrower's latest-started job (ties: highest id). Slurm holds the requeued job until its
+  // BeginTime, cred_expire + 1 s after the requeue (golden.slurm.conf has Slurm's default
+  // cred_expire, 120 s): 221. Nothing starts a pass then; the next pass is at 240 (Slurm's
+  // defaults: backfill every 30 s, a periodic main pass every 60 s), and the job restarts there.
   const SimRun run = golden("reclaim.sacct");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_EQ(run.csv, sim::read_text_file(kData + "/reclaim.expected.csv").value());
+}
+
+TEST(SimGolden, ARequeuedJobWaitsOutItsBeginTimeOnly) {
+  // The same with AuthInfo=cred_expire=10: the requeued job may start from 111, and the owner's
+  // job's end at 200 starts it at once (a job end triggers a main pass).
+  const std::string conf = ::testing::TempDir() + "/sim_golden.credexpire.slurm.conf";
+  {
+    std::ofstream out(conf);
+    out << sim::read_text_file(kData + "/golden.slurm.conf").value()
+        << "AuthInfo=socket=/run/munge/munge.socket.2,cred_expire=10\n";
+  }
+  const SimRun run = sim({"--slurm-conf", conf, "--config", kData + "/golden.shareq.conf",
+                          "--trace", kData + "/reclaim.sacct"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.csv.find("2,borrower,gpu,0,200,1200,200,1,\"g2\""), std::string::npos) << run.csv;
 }
 
 TEST(SimGolden, APreemptedRunsGpuTimeIsBusyAndCountedAsLost) {

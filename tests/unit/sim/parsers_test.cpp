@@ -148,6 +148,25 @@ TEST(SlurmConf, PriorityPeriodsAsSlurmReadsThem) {
             "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
 }
 
+TEST(SlurmConf, RequeueHoldIsCredExpirePlusOne) {
+  // job_mgr.c gives a requeued job a BeginTime of cred_expire + 1 s; cred_expire is AuthInfo's.
+  EXPECT_EQ(parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf").value->requeue_hold_s, 121);
+  const auto set =
+      parse_slurm_conf("AuthInfo=socket=/run/munge/munge.socket.2,cred_expire=10\n", "slurm.conf");
+  ASSERT_TRUE(set.value) << first_error(set.errors);
+  EXPECT_EQ(set.value->requeue_hold_s, 11);
+  EXPECT_EQ(parse_slurm_conf("AuthInfo=socket=/x\n", "slurm.conf").value->requeue_hold_s, 121);
+  const auto low = parse_slurm_conf("AuthInfo=cred_expire=4\n", "slurm.conf");
+  EXPECT_FALSE(low.value);
+  EXPECT_EQ(first_error(low.errors),
+            "slurm.conf:1: AuthInfo cred_expire: \"4\" is out of range; allowed: whole seconds, "
+            "5..2147483647");
+  const auto bad = parse_slurm_conf("# c\nAuthInfo=cred_expire=10s\n", "slurm.conf");
+  EXPECT_FALSE(bad.value);
+  EXPECT_EQ(first_error(bad.errors).rfind("slurm.conf:2: AuthInfo cred_expire: \"10s\"", 0), 0u)
+      << first_error(bad.errors);
+}
+
 TEST(Time, SlurmMinutesAsTimeStr2minsReadsThem) {
   EXPECT_EQ(parse_slurm_minutes("5"), 300);
   EXPECT_EQ(parse_slurm_minutes("0"), 0);

@@ -21,6 +21,7 @@ struct Scenario {
   uint64_t seed = 0;
   int64_t min_runtime = 0, after = 0;
   bool in_share = false;
+  int64_t requeue_hold = 0;  // a requeued job's BeginTime, from its requeue
 };
 
 std::string shareq_conf(const Scenario& s) {
@@ -86,6 +87,7 @@ SimResult replay(const Scenario& s, bool skip) {
   options.tuning.priority_calc_period_s = 50;
   options.tuning.decay_half_life_s = 600;
   options.tuning.skip_known_waits = skip;
+  options.requeue_hold_s = s.requeue_hold;
   return simulate(t, workload, c, policy, SchedulerKind::Shareq, options);
 }
 
@@ -117,10 +119,11 @@ TEST(ShareqScheduler, SkipsChangeNoDecision) {
     for (const int64_t min_runtime : {int64_t{0}, int64_t{60}}) {
       for (const int64_t after : {int64_t{0}, int64_t{30}}) {
         for (const bool in_share : {false, true}) {
-          const Scenario s{seed, min_runtime, after, in_share};
+          // A requeued job's BeginTime (13 s) with the in-share runs: a job left out of passes.
+          const Scenario s{seed, min_runtime, after, in_share, in_share ? 13 : 0};
           SCOPED_TRACE("seed " + std::to_string(seed) + " min_runtime " +
                        std::to_string(min_runtime) + " after " + std::to_string(after) +
-                       (in_share ? " in-share" : ""));
+                       (in_share ? " in-share, requeue hold 13 s" : ""));
           const SimResult fast = replay(s, true);
           const SimResult reference = replay(s, false);
           expect_same(fast, reference);
