@@ -1,6 +1,7 @@
 // parse_slurm_conf never crashes; it gives a cluster exactly when it gives no error, every error
-// has a message, every partition names nodes that exist, the limits hold, and the durations
-// (PriorityCalcPeriod, PriorityDecayHalfLife) are whole minutes.
+// has a message, every partition names nodes that exist, the limits hold, the durations
+// (PriorityCalcPeriod, PriorityDecayHalfLife) are whole minutes, and a requeued job's hold
+// (AuthInfo cred_expire + 1) is at least Slurm's smallest, 6 s.
 //
 // The limits are far below the real ones (SlurmConfLimits' defaults: 100,000 nodes): the paths are
 // the same, and an input that expands to the real limit costs about 200 ms under the sanitizers,
@@ -38,5 +39,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
        {parsed.value->priority_calc_period_s, parsed.value->decay_half_life_s}) {
     if (seconds < 0 || seconds % 60 != 0) std::abort();
   }
+  if (parsed.value->requeue_hold_s < 6) std::abort();
   return 0;
 }
