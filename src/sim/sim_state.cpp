@@ -129,12 +129,11 @@ void SimState::end(policy::JobId id) {
 }
 
 void SimState::requeue(policy::JobId id) {
-  const JobRun& lost = runs_[id - 1];
-  const SimJob& j = job(id);
-  meter_.add_lost(j.share, j.requests[lost.request].family,
-                  static_cast<double>((now_ - lost.start) * j.shapes[lost.request].gpus()));
-  stop_running(id);
   JobRun& r = runs_[id - 1];
+  const SimJob& j = job(id);
+  meter_.add_lost(j.share, j.requests[r.request].family,
+                  static_cast<double>((now_ - r.start) * j.shapes[r.request].gpus()));
+  stop_running(id);
   ++r.preempted;
   ++r.epoch;
   r.nodes.clear();
