@@ -494,6 +494,26 @@ def run_pair(index, seed, opts, modes, dump_root):
     return {mode: figures(results[mode]) for mode in modes}
 
 
+def simulated_jobs(scale, time_scale, seed):
+    """The run's job list as sim_crosscheck.py replays it: {job id: (tier, submit s, run time s,
+    GPUs)}, each submission rounded to the second."""
+    return {k + 1: (tier, round(offset), runtime, gpus) for k, (offset, tier, _, _, gpus, runtime)
+            in enumerate(workload(scale, time_scale, seed))}
+
+
+def simulate_mode(tool, conf_dir, sim_dir, mode, jobs, made, sched_params=None):
+    """One mode's replay of `jobs` in shareq sim (shareq, or --baseline stock), with the mode's
+    slurm.conf and the benchmark's shareq.conf as sim_crosscheck.configs(conf_dir) gives them:
+    (the mode's JSON figures, its runs in this module's form)."""
+    import sim_crosscheck as X  # it imports this module
+    slurm_conf, shareq_conf = X.configs(conf_dir, mode, made)
+    sim_opts = argparse.Namespace(sched_params=sched_params, sched_interval=None,
+                                  submit_delay=None, verbose=False)
+    sim, rows = X.simulate(tool, sim_dir, mode, slurm_conf, shareq_conf, jobs, sim_opts,
+                           stock=(mode == "stock"))
+    return sim, X.sim_runs(rows, jobs, 0)
+
+
 def simulate_pair(index, seed, opts, modes, sim_root):
     """run_pair's figures from `shareq sim` instead of the clusters: the run's job list (each
     submission rounded to the second) under shareq and under the simulator's model of the stock
@@ -501,19 +521,13 @@ def simulate_pair(index, seed, opts, modes, sim_root):
     Seconds instead of minutes, and no machine noise: the simulator leaves out some of Slurm's
     delays (docs/benchmarks.md, "Simulator against the cluster"), so it is a guide to what to
     measure on the cluster, not the evidence."""
-    import sim_crosscheck as X  # it imports this module
     made = {"reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line}
-    jobs = {k + 1: (tier, round(offset), runtime, gpus) for k, (offset, tier, _, _, gpus, runtime)
-            in enumerate(workload(opts.scale, opts.time_scale, seed))}
-    sim_opts = argparse.Namespace(sched_params=None, sched_interval=None, submit_delay=None,
-                                  verbose=False)
+    jobs = simulated_jobs(opts.scale, opts.time_scale, seed)
     out = {}
     for mode in modes:
-        slurm_conf, shareq_conf = X.configs(sim_root, mode, made)
-        sim_opts.sched_params = opts.shareq_sched_params if mode == "shareq" else None
-        sim, rows = X.simulate(opts.tool, os.path.join(sim_root, f"run{index}"), mode, slurm_conf,
-                               shareq_conf, jobs, sim_opts, stock=(mode == "stock"))
-        out[mode] = figures(X.sim_runs(rows, jobs, 0))
+        sim, runs = simulate_mode(opts.tool, sim_root, os.path.join(sim_root, f"run{index}"), mode,
+                                  jobs, made, opts.shareq_sched_params if mode == "shareq" else None)
+        out[mode] = figures(runs)
         # The jobs CSV has each job's completed run only; the simulator's meter also counts the
         # GPUs a run held before it was preempted as busy, as the cluster's accounting does.
         family = next(f for f in sim["families"] if f["family"] == "p5")

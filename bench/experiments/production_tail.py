@@ -22,20 +22,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cluster"))
-import sim_crosscheck as X  # noqa: E402
 import utilisation as U  # noqa: E402
 
 MODES = ("stock", "shareq")
-
-
-def sim_runs(tool, sim_dir, mode, jobs, reclaim_after):
-    """The mode's runs in utilisation.py's form, from shareq sim."""
-    slurm_conf, shareq_conf = X.configs(sim_dir, mode, {"reclaim_after": reclaim_after})
-    opts = argparse.Namespace(sched_params=None, sched_interval=None, submit_delay=None,
-                              verbose=False)
-    _, rows = X.simulate(tool, sim_dir, mode, slurm_conf, shareq_conf, jobs, opts,
-                         stock=(mode == "stock"))
-    return X.sim_runs(rows, jobs, 0)
 
 
 def tail_of(runs, tier):
@@ -72,11 +61,11 @@ def main():
     tails = collections.Counter()
     with tempfile.TemporaryDirectory() as sim_root:
         for k in range(opts.runs):
-            jobs = {i + 1: (tier, round(offset), runtime, gpus) for i, (offset, tier, _, _, gpus,
-                    runtime) in enumerate(U.workload(1, opts.time_scale, 7 + k))}
+            jobs = U.simulated_jobs(1, opts.time_scale, 7 + k)
             for mode in MODES:
-                runs = sim_runs(opts.tool, os.path.join(sim_root, mode), mode, jobs,
-                                opts.reclaim_after)
+                sim_dir = os.path.join(sim_root, mode)
+                _, runs = U.simulate_mode(opts.tool, sim_dir, sim_dir, mode, jobs,
+                                          {"reclaim_after": opts.reclaim_after})
                 for job in tail_of(runs, "production"):
                     tails[mode] += 1
                     sizes[mode][jobs[job][3]] += 1
