@@ -86,8 +86,8 @@ def configs(run_dir, mode, made):
             [U.SCHED_PARAMS] + params + ["preempt_send_user_signal"]) + "\n"
     if os.path.exists(shareq_saved):
         return slurm_conf, open(shareq_saved).read()
-    shareq_conf = U.SHAREQ_CONF.format(reclaim_after=made.get("reclaim_after",
-                                                              U.RECLAIM_AFTER_S))
+    shareq_conf = U.shareq_conf(made.get("reclaim_after", U.RECLAIM_AFTER_S),
+                                made.get("quotas") or U.DEFAULT_QUOTA_GPUS)
     shareq_conf += "".join(line + "\n" for line in made.get("conf_lines") or [])
     return slurm_conf, shareq_conf
 
@@ -236,6 +236,7 @@ def cluster_again(run_dir, against, made):
 def compare_run(run_dir, tool, opts):
     with open(os.path.join(run_dir, "run.json")) as f:
         made = json.load(f)
+    U.use_quotas(made)  # the figures within quota read them
     rows_out = {}
     for mode in ("shareq", "stock"):
         path = os.path.join(run_dir, f"utilisation-{mode}.runs")

@@ -44,18 +44,33 @@ CAPACITY_GPUS = 32
 GPUS_PER_NODE = 8
 FAMILY_NODES = [f"p5n{i}" for i in range(1, 5)]
 TIERS = [("production", "prodexp1", 80), ("research", "research", 50), ("hpo", "prodexp2", 10)]
+# Each share's quota in family p5, in GPUs: what the figures "within quota" and shareq.conf read.
+# --quotas sets other values (and a dump's run.json the ones it was made with) before any run.
 QUOTA_GPUS = {"production": 12, "research": 10, "hpo": 10}
+DEFAULT_QUOTA_GPUS = dict(QUOTA_GPUS)
 SHAREQ_CONF = """
 Family=p4 Partitions=p4 Capacity=node=4
 Family=p5 Partitions=p5 Capacity=gres/gpu=32
 Share=ProdExp1 Family=p4 Quota=node=2
 Share=ProdExp2 Family=p4 Quota=node=2
-Share=ProdExp1 Family=p5 Quota=gres/gpu=12
-Share=Research Family=p5 Quota=gres/gpu=10
-Share=ProdExp2 Family=p5 Quota=gres/gpu=10
+Share=ProdExp1 Family=p5 Quota=gres/gpu={production}
+Share=Research Family=p5 Quota=gres/gpu={research}
+Share=ProdExp2 Family=p5 Quota=gres/gpu={hpo}
 ReclaimMinRuntime=0
 ReclaimAfter={reclaim_after}
 """
+
+
+def shareq_conf(reclaim_after, quotas=None):
+    """The benchmark's shareq.conf, with `quotas` (default QUOTA_GPUS)."""
+    return SHAREQ_CONF.format(reclaim_after=reclaim_after, **(quotas or QUOTA_GPUS))
+
+
+def use_quotas(made):
+    """QUOTA_GPUS as a run's run.json says it was made (the default before --quotas existed)."""
+    QUOTA_GPUS.update(made.get("quotas") or DEFAULT_QUOTA_GPUS)
+
+
 # What a reclaim costs its victim on the test cluster before it can run again: the requeued job's
 # BeginTime (cred_expire=10, + 1 s) and KillWait (5 s). --reclaim-after sets another value.
 RECLAIM_AFTER_S = 16
@@ -96,7 +111,7 @@ class Cluster:
         directory, port = (f"{directory}-slot{slot}" if slot else directory), str(port + 100 * slot)
         self.env = dict(os.environ)
         conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-        conf.write(SHAREQ_CONF.format(reclaim_after=reclaim_after))
+        conf.write(shareq_conf(reclaim_after))
         conf.write("".join(line + "\n" for line in conf_lines))
         conf.close()
         self.conf = conf.name
@@ -473,7 +488,7 @@ def run_pair(index, seed, opts, modes, dump_root):
         with open(os.path.join(dump_dir, "run.json"), "w") as f:
             json.dump({"seed": seed, "time_scale": opts.time_scale, "scale": opts.scale,
                        "reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line,
-                       "modes": modes, "parallel": opts.parallel}, f)
+                       "quotas": QUOTA_GPUS, "modes": modes, "parallel": opts.parallel}, f)
     results = {}
     order = modes if index % 2 == 0 else list(reversed(modes))
     if opts.parallel:
@@ -506,10 +521,10 @@ def simulate_mode(tool, conf_dir, sim_dir, mode, jobs, made, sched_params=None):
     slurm.conf and the benchmark's shareq.conf as sim_crosscheck.configs(conf_dir) gives them:
     (the mode's JSON figures, its runs in this module's form)."""
     import sim_crosscheck as X  # it imports this module
-    slurm_conf, shareq_conf = X.configs(conf_dir, mode, made)
+    slurm_conf, shareq_text = X.configs(conf_dir, mode, made)
     sim_opts = argparse.Namespace(sched_params=sched_params, sched_interval=None,
                                   submit_delay=None, verbose=False)
-    sim, rows = X.simulate(tool, sim_dir, mode, slurm_conf, shareq_conf, jobs, sim_opts,
+    sim, rows = X.simulate(tool, sim_dir, mode, slurm_conf, shareq_text, jobs, sim_opts,
                            stock=(mode == "stock"))
     return sim, X.sim_runs(rows, jobs, 0)
 
@@ -521,7 +536,8 @@ def simulate_pair(index, seed, opts, modes, sim_root):
     Seconds instead of minutes, and no machine noise: the simulator leaves out some of Slurm's
     delays (docs/benchmarks.md, "Simulator against the cluster"), so it is a guide to what to
     measure on the cluster, not the evidence."""
-    made = {"reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line}
+    made = {"reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line,
+            "quotas": QUOTA_GPUS}
     jobs = simulated_jobs(opts.scale, opts.time_scale, seed)
     out = {}
     for mode in modes:
@@ -550,6 +566,10 @@ def from_dumps(root, modes, explain):
         runs = {m: read_runs(p) for m, p in runs.items() if os.path.exists(p)}
         if not runs:
             continue
+        meta = os.path.join(d, "run.json")
+        if os.path.exists(meta):
+            with open(meta) as f:
+                use_quotas(json.load(f))
         per_run.append({m: figures(r) for m, r in runs.items()})
         if explain:
             print(f"{os.path.basename(d)}: idle GPU time, share of what the work could use")
@@ -559,6 +579,23 @@ def from_dumps(root, modes, explain):
     return per_run
 
 
+def parse_quotas(text):
+    """--quotas: SHARE=GPUS,... over the benchmark's shares; the quotas it leaves to the defaults
+    filled in. argparse turns the ValueError into an error that names the option."""
+    quotas = dict(DEFAULT_QUOTA_GPUS)
+    for item in text.split(","):
+        share, _, gpus = item.partition("=")
+        if share.strip() not in quotas or not gpus.strip().isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{item!r}: SHARE=GPUS, SHARE one of {', '.join(quotas)}, GPUS a whole number")
+        quotas[share.strip()] = int(gpus)
+    if sum(quotas.values()) > CAPACITY_GPUS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the quotas add up to {sum(quotas.values())} GPUs, more than family p5's "
+            f"{CAPACITY_GPUS}")
+    return quotas
+
+
 def check_conf_lines(parser, opts):
     """--conf-line: the benchmark's shareq.conf with them must pass `shareq check-config`, or a
     run would measure a controller that refused its configuration."""
@@ -566,7 +603,7 @@ def check_conf_lines(parser, opts):
     if not tool.exists():
         parser.error(f"--conf-line: {tool} is missing: build shareq first")
     with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
-        conf.write(SHAREQ_CONF.format(reclaim_after=opts.reclaim_after))
+        conf.write(shareq_conf(opts.reclaim_after))
         conf.write("".join(line + "\n" for line in opts.conf_line))
         conf.flush()
         out = run([str(tool), "check-config", conf.name], dict(os.environ), check=False)
@@ -601,6 +638,10 @@ def main():
     parser.add_argument("--conf-line", action="append", default=[], metavar="KEY=VALUE",
                         help="a line added to the benchmark's shareq.conf, e.g. ReserveAfter=16"
                         " (repeatable)")
+    parser.add_argument("--quotas", type=parse_quotas, metavar="SHARE=GPUS,...",
+                        help="the shares' quotas in p5 instead of production=12,research=10,"
+                        "hpo=10, e.g. production=16,research=8,hpo=8 (a share not named keeps "
+                        "its own; in all at most the family's 32 GPUs)")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
     parser.add_argument("--dump-dir", help="write each run's jobs (job, tier, state, submit, "
                         "start, end, GPUs, nodes) to DIR/runK/utilisation-MODE.runs and the "
@@ -631,6 +672,9 @@ def main():
             parser.error(f"{name}: {value}: must be a number above 0")
     if opts.reclaim_after < 0:
         parser.error(f"--reclaim-after: {opts.reclaim_after}: must be 0 or more seconds")
+    if opts.quotas and opts.from_dumps:
+        parser.error("--quotas: not with --from-dumps (each run's run.json has its quotas)")
+    QUOTA_GPUS.update(opts.quotas or {})
     if opts.conf_line and not opts.from_dumps:
         check_conf_lines(parser, opts)
     if opts.explain and not opts.from_dumps:
