@@ -33,36 +33,36 @@ ConfigHolder::Signature ConfigHolder::stat_file() const {
 }
 
 std::shared_ptr<const LoadedConfig> ConfigHolder::current() {
+  if (!checked_.load(std::memory_order_acquire)) return check(false);  // the first use
+  return published();
+}
+
+std::shared_ptr<const LoadedConfig> ConfigHolder::refresh() { return check(false); }
+
+std::shared_ptr<const LoadedConfig> ConfigHolder::reload() { return check(true); }
+
+std::shared_ptr<const LoadedConfig> ConfigHolder::published() {
   const RankedLock lock(mutex_);
-  check_locked(false);
   return good_;
 }
 
-std::shared_ptr<const LoadedConfig> ConfigHolder::reload() {
-  const RankedLock lock(mutex_);
-  check_locked(true);
-  return good_;
-}
-
-void ConfigHolder::check_locked(bool force) {
+std::shared_ptr<const LoadedConfig> ConfigHolder::check(bool force) {
+  const RankedLock checking(check_mutex_);
   const int64_t now = clock_();
-  if (checked_ && !force && now == last_check_) {
-    return;
-  }
+  if (checked_ && !force && now == last_check_) return good_;
   last_check_ = now;
   const Signature signature = stat_file();
-  if (!checked_ || !(signature == seen_)) {
-    read_locked(signature);
-  }
+  if (!checked_ || !(signature == seen_)) read_checking(signature);
+  checked_.store(true, std::memory_order_release);
+  return good_;
 }
 
-void ConfigHolder::read_locked(const Signature& signature) {
-  checked_ = true;
+void ConfigHolder::read_checking(const Signature& signature) {
   seen_ = signature;
   auto text = read_config_text(path_);
   ParseResult parsed = parse_config_text(text, path_);
   if (parsed.config) {
-    publish_locked(std::move(*parsed.config), path_);
+    publish_checking(std::move(*parsed.config), path_);
     auto& good_text = std::get<std::string>(text);
     if (!last_good_.path.empty() && good_text != saved_text_) {
       saved_text_ = good_text;
@@ -75,23 +75,28 @@ void ConfigHolder::read_locked(const Signature& signature) {
   }
   if (good_) {
     log_error_(path_ + ": keeping the previous good configuration");
-  } else if (!start_from_last_good_locked()) {
+  } else if (!start_from_last_good_checking()) {
     log_error_(path_ + ": no good configuration yet: jobs with --share are refused");
   }
 }
 
-void ConfigHolder::publish_locked(Config config, const std::string& from) {
+// Compiled with no lock but check_mutex_; mutex_ only for the swap.
+void ConfigHolder::publish_checking(Config config, const std::string& from) {
   auto loaded = std::make_shared<LoadedConfig>();
   loaded->policy = policy::Policy::compile(config);
   loaded->conf.config = std::move(config);
   loaded->version = good_ ? good_->version + 1 : 1;
-  good_ = std::move(loaded);
-  log_info_(from + ": loaded (version " + std::to_string(good_->version) + ")");
+  const uint64_t version = loaded->version;
+  {
+    const RankedLock lock(mutex_);
+    good_ = std::move(loaded);
+  }
+  log_info_(from + ": loaded (version " + std::to_string(version) + ")");
 }
 
 // The first read of this process found the file bad: the copy of the last good one, when there
 // is one and it is still good, is the previous good configuration.
-bool ConfigHolder::start_from_last_good_locked() {
+bool ConfigHolder::start_from_last_good_checking() {
   if (last_good_.path.empty()) return false;
   auto text = read_config_text(last_good_.path);
   auto* good_text = std::get_if<std::string>(&text);
@@ -102,7 +107,7 @@ bool ConfigHolder::start_from_last_good_locked() {
                " does not parse either; not used");
     return false;
   }
-  publish_locked(std::move(*parsed.config), last_good_.path);
+  publish_checking(std::move(*parsed.config), last_good_.path);
   saved_text_ = std::move(*good_text);
   log_error_(path_ + ": keeping the previous good configuration, saved in " + last_good_.path +
              "; fix the file and run scontrol reconfigure");

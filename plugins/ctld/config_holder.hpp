@@ -1,7 +1,10 @@
 // shareq.conf as the whole controller sees it: loaded on first use, reloaded when the file
-// changes (checked at most once a second) and on `scontrol reconfigure`; a bad file logs every
-// error and the previous good configuration stays in force. One holder per process, shared by
-// every controller plugin through libshareq_ctld.so.
+// changes (priority/shareq's thread looks at it at most once a second, at each of its passes) and
+// on `scontrol reconfigure`; a bad file logs every error and the previous good configuration
+// stays in force. One holder per process, shared by every controller plugin through
+// libshareq_ctld.so. The scheduler's callbacks only read what was last published: a stat() or a
+// read of shareq.conf on a slow or hung file system (/etc/slurm on NFS) never happens under
+// slurmctld's locks, nor under the mutex they wait on.
 //
 // The previous good configuration outlives the process: each good file's text is saved as
 // StateSaveLocation/shareq_conf_last_good, and a process whose first read finds the file bad
@@ -11,6 +14,7 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,10 +54,14 @@ class SHAREQ_CTLD_API ConfigHolder {
   ConfigHolder(std::string path, Logger log_error, Logger log_info, Clock clock = {},
                LastGoodCopy last_good = {});
 
-  // The configuration to use now. Looks at the file (one stat()) at most once per clock second
-  // and re-reads it when its mtime, size or inode changed. nullptr when there has never been a
-  // good configuration. Thread-safe.
+  // The configuration to use now, as last published: never looks at the file, except at the
+  // first call of the process, which reads it. nullptr when there has never been a good
+  // configuration. Thread-safe; cheap enough for callers that hold slurmctld's locks.
   std::shared_ptr<const LoadedConfig> current();
+
+  // Looks at the file (one stat()) at most once per clock second and re-reads it when its
+  // mtime, size or inode changed; then current(). For a thread that holds no lock.
+  std::shared_ptr<const LoadedConfig> refresh();
 
   // Re-reads the file now if it changed since the last read (scontrol reconfigure).
   std::shared_ptr<const LoadedConfig> reload();
@@ -72,21 +80,26 @@ class SHAREQ_CTLD_API ConfigHolder {
     }
   };
   [[nodiscard]] Signature stat_file() const;
-  void check_locked(bool force);
-  void read_locked(const Signature& signature);
-  void publish_locked(Config config, const std::string& from);
-  bool start_from_last_good_locked();
+  // The *_checking functions run with check_mutex_ held: one thread at a time reads the file.
+  std::shared_ptr<const LoadedConfig> check(bool force);
+  void read_checking(const Signature& signature);
+  void publish_checking(Config config, const std::string& from);
+  bool start_from_last_good_checking();
+  [[nodiscard]] std::shared_ptr<const LoadedConfig> published();
 
-  RankedMutex mutex_{LockRank::Config};
+  RankedMutex check_mutex_{LockRank::ConfigCheck};  // held across the file's I/O
+  RankedMutex mutex_{LockRank::Config};             // held only to read or replace good_
   const std::string path_;
   const Logger log_error_;
   const Logger log_info_;
   const Clock clock_;
   const LastGoodCopy last_good_;
+  // Under check_mutex_:
   std::string saved_text_;  // the text last saved as the last good copy
-  bool checked_ = false;
   int64_t last_check_ = 0;
-  Signature seen_;  // the version last read (good or bad)
+  Signature seen_;                    // the version last read (good or bad)
+  std::atomic<bool> checked_{false};  // written under check_mutex_; read by current()
+  // Under mutex_ (written with check_mutex_ held too, so the checking thread may read it alone):
   std::shared_ptr<const LoadedConfig> good_;
 };
 

@@ -38,6 +38,8 @@ ConfigHolder& process_holder() {
 
 std::shared_ptr<const LoadedConfig> current_config() { return process_holder().current(); }
 
+std::shared_ptr<const LoadedConfig> refresh_config() { return process_holder().refresh(); }
+
 std::shared_ptr<const LoadedConfig> reload_config() { return process_holder().reload(); }
 
 }  // namespace shareq::ctld

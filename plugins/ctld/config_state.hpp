@@ -14,8 +14,12 @@ namespace shareq::ctld {
 SHAREQ_CTLD_API std::string shareq_conf_path(const std::string& slurm_conf_path);
 
 // The process-wide holder for the shareq.conf beside this process's slurm.conf, created on the
-// first call (nothing happens at library load). Errors go to Slurm's log.
+// first call (nothing happens at library load). Errors go to Slurm's log. current_config() reads
+// only what was last published (the file itself at the first call of the process).
 SHAREQ_CTLD_API std::shared_ptr<const LoadedConfig> current_config();
+// Looks at the file (at most once a second) and re-reads it if it changed: priority/shareq's
+// thread, at each pass, holding no lock.
+SHAREQ_CTLD_API std::shared_ptr<const LoadedConfig> refresh_config();
 // Forces a check of the file now (priority_p_reconfig, i.e. scontrol reconfigure).
 SHAREQ_CTLD_API std::shared_ptr<const LoadedConfig> reload_config();
 

@@ -58,6 +58,8 @@ const char* lock_rank_name(LockRank rank) {
       return "DigestBook";
     case LockRank::Usage:
       return "Usage";
+    case LockRank::ConfigCheck:
+      return "ConfigCheck";
     case LockRank::Config:
       return "Config";
     case LockRank::StateWriter:

@@ -21,7 +21,8 @@
 //   FailedRuns      runs that ended by NODE_FAIL or a requeue (ControllerState::failed_runs)
 //   DigestBook      image digests and the questions for the store (ControllerState::digests)
 //   Usage           decayed usage (ControllerState::usage)
-//   Config          shareq.conf's holder (ControllerState::config)
+//   ConfigCheck     shareq.conf's holder while it reads the file (one reader at a time)
+//   Config          shareq.conf's holder, its published configuration (ControllerState::config)
 //   StateWriter     the state files' queue (ControllerState::writer)
 //   WaitReasons     refused jobs' wait words kept for 24.11 (ControllerState::wait_reasons)
 //
@@ -56,6 +57,7 @@ enum class LockRank : uint8_t {
   FailedRuns,
   DigestBook,
   Usage,
+  ConfigCheck,
   Config,
   StateWriter,
   WaitReasons,

@@ -25,7 +25,7 @@ void StateWriter::queue(const std::string& path, std::string text, Durability du
   {
     const RankedLock lock(mutex_);
     queued_[path] = Pending{std::move(text), durability, what};
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable()) thread_ = std::thread([this] { run_reporting(); });
   }
   wake_.notify_all();
 }
@@ -52,6 +52,32 @@ void StateWriter::queue_due_retries(bool all) {
   const auto now = Clock::now();
   for (const auto& [path, failed] : failed_) {
     if (all || failed.retry_at <= now) queued_.try_emplace(path, failed.pending);
+  }
+}
+
+void StateWriter::run_reporting() {
+  for (;;) {
+    try {
+      run();
+      return;
+    } catch (const std::exception& e) {
+      recover(e.what());
+    } catch (...) {
+      recover("unknown exception");
+    }
+  }
+}
+
+void StateWriter::recover(const char* what) {
+  {
+    const RankedLock lock(mutex_);
+    writing_ = false;
+  }
+  idle_.notify_all();
+  try {
+    report_(true, std::string("state writer: ") + what +
+                      "; what it was writing is written again at the file's next change");
+  } catch (...) {  // nothing left to tell it with
   }
 }
 

@@ -71,6 +71,11 @@ class StateWriter {
     std::string path;
     std::optional<std::string> why;  // nullopt: written
   };
+  // The thread's body: run() until it returns. An exception (a bad_alloc) would end slurmctld
+  // from a std::thread; it is reported instead and the writer goes on. The batch being written
+  // then may be lost: each file's next change queues its whole text again.
+  void run_reporting();
+  void recover(const char* what);
   void run();
   void wait_for_work(std::unique_lock<RankedMutex>& lock);
   // Queues each failed write whose retry is due (every one with `all`), unless a newer text for

@@ -152,9 +152,12 @@ int64_t utc_offset_at(int64_t at) {
 // thread of its own, outside every lock, as for Slurm's own mails. So the notice is a second
 // mail through that same queue, for a copy of the job record whose name is the notice: its
 // subject reads "Slurm Job_id=42 Name=shareq: job 42 left its nodes warm as wp-3: ... Ended,
-// Run time ...". Nothing runs and nothing is written here. The copy's SPANK environment also
-// carries SHAREQ_WARM_POOL, SHAREQ_WARM_NODES and SHAREQ_WARM_UNTIL (epoch seconds), which
-// MailProg receives as SPANK_SHAREQ_WARM_*: a site's MailProg can tell the notice apart.
+// Run time ...". Nothing runs and nothing is written here, but mail_job_info() builds MailProg's
+// environment now and looks up the user's and group's names (NSS, perhaps LDAP, as for Slurm's
+// own end mail, under the same Slurm locks): never called with a shareq lock held. The copy's
+// SPANK environment also carries SHAREQ_WARM_POOL, SHAREQ_WARM_NODES and SHAREQ_WARM_UNTIL
+// (epoch seconds), which MailProg receives as SPANK_SHAREQ_WARM_*: a site's MailProg can tell the
+// notice apart.
 void mail_pool_notice(job_record_t* job, const warm::WarmPool& pool, int64_t now) {
   if ((job->mail_type & MAIL_JOB_END) == 0 || job->mail_user == nullptr) return;
   std::string notice = warm::pool_notice(pool, job->job_id, env_value(job, "SHAREQ_IMAGE"), now,
@@ -351,10 +354,13 @@ void warm_job_started(job_record_t* job, int64_t now) {
   }
 }
 
-void warm_job_ended(job_record_t* job, int64_t now) {
+namespace {
+
+// The registry's part of a job's end, under its lock: the pool the job left warm, if any.
+std::optional<warm::WarmPool> record_job_end(job_record_t* job, int64_t now) {
   const RankedLock lock(part().mutex);
   warm::WarmPoolRegistry* reg = registry_locked();
-  if (reg == nullptr) return;
+  if (reg == nullptr) return std::nullopt;
   warm::EndedJob ended;
   ended.id = job->job_id;
   ended.user = user_of(job);
@@ -367,9 +373,9 @@ void warm_job_ended(job_record_t* job, int64_t now) {
   const bool on_pool = std::any_of(reg->pools().begin(), reg->pools().end(), [&](const auto& p) {
     return p.second.current_job() == job->job_id;
   });
-  if (!on_pool && ended.keep_alive_s <= 0) return;
+  if (!on_pool && ended.keep_alive_s <= 0) return std::nullopt;
   const warm::EndCause cause = end_cause(job);
-  const auto result = reg->on_job_end(ended, cause, now);
+  auto result = reg->on_job_end(ended, cause, now);
   log_ended(result.ended);
   if (result.pool) {
     const warm::WarmPool& pool = *result.pool;
@@ -378,10 +384,17 @@ void warm_job_ended(job_record_t* job, int64_t now) {
     append_admin_word(job,
                       "shareq-left-warm:" + pool.name() + ",until:" + iso_time(pool.expires_at));
     log_info("warm: JobId=%u: %s", job->job_id, warm::describe(pool).c_str());
-    mail_pool_notice(job, pool, now);
   }
   save_locked();
   publish_locked(*reg, now);
+  return std::move(result.pool);
+}
+
+}  // namespace
+
+void warm_job_ended(job_record_t* job, int64_t now) {
+  // The notice after the registry's lock: mail_job_info() looks up names (NSS).
+  if (const auto pool = record_job_end(job, now)) mail_pool_notice(job, *pool, now);
 }
 
 void warm_end_pools(const std::vector<uint64_t>& ids, const std::string& reason, int64_t now) {

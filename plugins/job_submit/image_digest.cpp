@@ -12,7 +12,12 @@
 namespace shareq::submit {
 namespace {
 
-std::thread asker;  // job_submit's init/fini start and join it (one plugin instance per process)
+// job_submit's init/fini start and join it (one plugin instance per process). Never destroyed:
+// slurmctld calls fini only in builds with MEMORY_LEAK_DEBUG and otherwise ends with exit(),
+// where destroying a std::thread that still runs calls std::terminate (a SIGABRT at every
+// shutdown). The thread may still wait for a question then, on a queue that is never destroyed
+// either (ControllerState::digests).
+std::thread& asker = *new std::thread;
 
 // The store's answer about `name`, asked now with short timeouts.
 warm::DigestAnswer ask_store(const std::string& name) {

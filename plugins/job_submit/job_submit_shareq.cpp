@@ -13,8 +13,8 @@
 #include "boundary.hpp"
 #include "config_state.hpp"
 #include "image_digest.hpp"
-#include "lock_order.hpp"
 #include "slurm_ctld.hpp"
+#include "slurm_lock_guards.hpp"
 #include "submit_shim.h"
 
 SHAREQ_EXPORT const char plugin_name[] = "shareq job submit plugin";
@@ -58,8 +58,7 @@ std::string parent_accounts(const std::string& account) {
   if (account.empty() || assoc_mgr_root_assoc == nullptr) return {};
   assoc_mgr_lock_t locks{};
   locks.assoc = READ_LOCK;
-  shareq::ctld::assert_no_shareq_lock("assoc_mgr_lock");
-  assoc_mgr_lock(&locks);
+  const shareq::ctld::AssocMgrLocks held(locks);
   slurmdb_assoc_rec_t rec{};
   rec.acct = const_cast<char*>(account.c_str());
   rec.uid = NO_VAL;  // the account's own association, not a user's
@@ -77,7 +76,6 @@ std::string parent_accounts(const std::string& account) {
       parents += a->acct;
     }
   }
-  assoc_mgr_unlock(&locks);
   return parents;
 }
 

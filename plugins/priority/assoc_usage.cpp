@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "policy/fair_share.hpp"
-#include "lock_order.hpp"
 #include "policy/usage.hpp"
 #include "slurmctld_headers.hpp"
+#include "slurm_lock_guards.hpp"
 
 namespace shareq::priority {
 namespace {
@@ -111,8 +111,7 @@ void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
   locks.assoc = WRITE_LOCK;
   locks.qos = WRITE_LOCK;
   locks.tres = READ_LOCK;
-  ctld::assert_no_shareq_lock("assoc_mgr_lock");
-  assoc_mgr_lock(&locks);
+  const ctld::AssocMgrLocks held(locks);
   const int tres_cnt = slurmctld_tres_cnt;
   const int64_t elapsed = now - last_ran;
   if (elapsed > 0) {
@@ -150,7 +149,6 @@ void accrue_associations(int64_t last_ran, int64_t now, int64_t half_life_s,
     }
   }
   set_children_usage_efctv(assoc_mgr_root_assoc->usage->children_list);
-  assoc_mgr_unlock(&locks);
 }
 
 void accrue_job_tail(job_record_t* job, int64_t last_ran) {
@@ -162,10 +160,8 @@ void accrue_job_tail(job_record_t* job, int64_t last_ran) {
   locks.assoc = WRITE_LOCK;
   locks.qos = WRITE_LOCK;
   locks.tres = READ_LOCK;
-  ctld::assert_no_shareq_lock("assoc_mgr_lock");
-  assoc_mgr_lock(&locks);
+  const ctld::AssocMgrLocks held(locks);
   add_job_usage(job, static_cast<double>(seconds), slurmctld_tres_cnt);
-  assoc_mgr_unlock(&locks);
 }
 
 void set_assoc_usage(slurmdb_assoc_rec_t* assoc) {
@@ -199,8 +195,7 @@ void release_run_seconds(job_record_t* job) {
   assoc_mgr_lock_t locks{};
   locks.assoc = WRITE_LOCK;
   locks.qos = WRITE_LOCK;
-  ctld::assert_no_shareq_lock("assoc_mgr_lock");
-  assoc_mgr_lock(&locks);
+  const ctld::AssocMgrLocks held(locks);
   const auto subtract = [&](uint64_t* run_secs) {
     for (int i = 0; i < tres_cnt; ++i) {
       run_secs[i] = unused[i] > run_secs[i] ? 0 : run_secs[i] - unused[i];
@@ -212,7 +207,6 @@ void release_run_seconds(job_record_t* job) {
   for (slurmdb_assoc_rec_t* a = job->assoc_ptr; a != nullptr; a = a->usage->parent_assoc_ptr) {
     subtract(a->usage->grp_used_tres_run_secs);
   }
-  assoc_mgr_unlock(&locks);
 }
 
 }  // namespace shareq::priority

@@ -32,6 +32,7 @@
 #include "slurm_jobs.hpp"
 #include "sprio_factors.h"
 #include "slurmctld_headers.hpp"
+#include "slurm_lock_guards.hpp"
 
 extern "C" {
 #include "src/common/slurm_protocol_defs.h"
@@ -270,12 +271,7 @@ extern "C" list_t* priority_p_get_priority_factors_list(priority_factors_request
         job_read_lock.job = READ_LOCK;
         job_read_lock.node = READ_LOCK;
         job_read_lock.part = READ_LOCK;
-        shareq::ctld::assert_no_shareq_lock("lock_slurmctld");
-        lock_slurmctld(job_read_lock);
-        struct Unlock {
-          slurmctld_lock_t locks;
-          ~Unlock() { unlock_slurmctld(locks); }
-        } unlock{job_read_lock};
+        const shareq::ctld::SlurmctldLocks held(job_read_lock);
         return factors_list(Filter{req_msg->job_id_list, req_msg->uid_list, req_msg->partitions},
                             uid);
       },

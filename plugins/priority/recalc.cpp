@@ -22,6 +22,7 @@
 #include "slurm_conf_access.hpp"
 #include "slurm_jobs.hpp"
 #include "slurmctld_headers.hpp"
+#include "slurm_lock_guards.hpp"
 #include "sprio_factors.h"
 #include "state_writer.hpp"
 #include "usage_store.hpp"
@@ -46,7 +47,9 @@ std::condition_variable_any g_wake;
 bool g_stop = false;
 bool g_poke = false;          // a whole pass now (reconfigure)
 bool g_jobs_changed = false;  // a job started or ended since the pending jobs were last ranked
-std::thread g_thread;
+// Never destroyed: a fatal() elsewhere ends slurmctld with exit() while it runs, and destroying
+// a std::thread that still runs calls std::terminate (a SIGABRT instead of Slurm's exit status).
+std::thread& g_thread = *new std::thread;
 std::atomic<int64_t> g_last_accrual{0};
 
 std::string state_path() { return ctld::state_file_path(kStateFile); }
@@ -303,33 +306,33 @@ slurmctld_lock_t ranking_locks() {
 }
 
 void pass() {
-  const std::shared_ptr<const ctld::LoadedConfig> config = ctld::current_config();
+  // The one place shareq.conf's file is looked at between reconfigures: no lock held here.
+  const std::shared_ptr<const ctld::LoadedConfig> config = ctld::refresh_config();
   (void)ctld::gpu_tres_pos();  // resolve before any assoc_mgr lock is held
   const int64_t half_life = ctld::decay_half_life_s();
-  slurmctld_lock_t job_write_lock = ranking_locks();
-  ctld::assert_no_shareq_lock("lock_slurmctld");
-  lock_slurmctld(job_write_lock);
-  const int64_t now = time(nullptr);
   ctld::UsageStore& store = ctld::usage_store();
-  const int64_t last = store.last_ran().value_or(now);
-  std::vector<ctld::ReservedPool> reserved;
-  if (config) {
-    const auto snapshot = ctld::running_snapshot(config);
-    store.accrue(*config, snapshot->running(), now, half_life, snapshot->held());
-    reserved = snapshot->reserved();
+  int64_t now = 0;
+  {
+    const ctld::SlurmctldLocks held(ranking_locks());
+    now = time(nullptr);  // once the locks are held: accrual runs up to this moment
+    const int64_t last = store.last_ran().value_or(now);
+    std::vector<ctld::ReservedPool> reserved;
+    if (config) {
+      const auto snapshot = ctld::running_snapshot(config);
+      store.accrue(*config, snapshot->running(), now, half_life, snapshot->held());
+      reserved = snapshot->reserved();
+    }
+    accrue_associations(last, now, half_life, reserved);
+    g_last_accrual.store(now);
+    if (config) reprioritize(config, now);
   }
-  accrue_associations(last, now, half_life, reserved);
-  g_last_accrual.store(now);
-  if (config) reprioritize(config, now);
-  unlock_slurmctld(job_write_lock);
-
-  // Warm pools: expiry, nodes that went down, each warm node's Extra (node write lock).
-  slurmctld_lock_t node_write_lock{};
-  node_write_lock.node = WRITE_LOCK;
-  ctld::assert_no_shareq_lock("lock_slurmctld");
-  lock_slurmctld(node_write_lock);
-  ctld::warm_periodic(now);
-  unlock_slurmctld(node_write_lock);
+  {
+    // Warm pools: expiry, nodes that went down, each warm node's Extra (node write lock).
+    slurmctld_lock_t node_write_lock{};
+    node_write_lock.node = WRITE_LOCK;
+    const ctld::SlurmctldLocks held(node_write_lock);
+    ctld::warm_periodic(now);
+  }
 
   const std::string path = state_path();
   if (!path.empty()) {
@@ -345,11 +348,8 @@ void rerank() {
   const std::shared_ptr<const ctld::LoadedConfig> config = ctld::current_config();
   if (!config) return;
   (void)ctld::gpu_tres_pos();
-  slurmctld_lock_t job_write_lock = ranking_locks();
-  ctld::assert_no_shareq_lock("lock_slurmctld");
-  lock_slurmctld(job_write_lock);
+  const ctld::SlurmctldLocks held(ranking_locks());
   reprioritize(config, time(nullptr));
-  unlock_slurmctld(job_write_lock);
 }
 
 template <typename Work>

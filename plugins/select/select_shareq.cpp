@@ -102,37 +102,44 @@ extern "C" int select_p_job_test SHAREQ_SELECT_JOB_TEST_PARAMS {
 
 namespace {
 
+// Runs `learn` and returns cons_tres's `rc` whatever it does: a failure to learn (a bad_alloc)
+// is logged, never passed to Slurm, and never changes what cons_tres answered.
+template <typename Learn>
+int learning(int rc, const char* where, Learn learn) {
+  guarded(
+      0,
+      [&] {
+        learn();
+        return 0;
+      },
+      [where](const char* what) { report(where, what); });
+  return rc;
+}
+
 int allocated(int rc, job_record_t* job) {
-  if (rc == SLURM_SUCCESS) {
+  if (rc != SLURM_SUCCESS) return rc;
+  return learning(rc, "job allocated", [job] {
     shareq::ctld::job_allocated(job);
     shareq::ctld::claim_ended(job->job_id);  // a job that reclaimed has started
-  }
-  return rc;
+  });
 }
 
 int released(int rc, job_record_t* job) {
-  shareq::ctld::job_released(job);
-  shareq::ctld::claim_ended(job->job_id);
-  return rc;
+  return learning(rc, "job released", [job] {
+    shareq::ctld::job_released(job);
+    shareq::ctld::claim_ended(job->job_id);
+  });
 }
 
 int changed(int rc) {
-  shareq::ctld::jobs_changed();
-  return rc;
+  return learning(rc, "jobs changed", [] { shareq::ctld::jobs_changed(); });
 }
 
 // Tells the controller state (warm pools, fallback notes; slurmctld only) about a job starting or
 // ending; an exception is logged, never passed to Slurm.
 template <typename Notify>
 void tell_controller(const char* where, Notify notify) {
-  if (!running_in_slurmctld()) return;
-  guarded(
-      0,
-      [&] {
-        notify(time(nullptr));
-        return 0;
-      },
-      [where](const char* what) { report(where, what); });
+  if (running_in_slurmctld()) learning(0, where, [&] { notify(time(nullptr)); });
 }
 
 }  // namespace
@@ -142,9 +149,8 @@ extern "C" int select_p_state_save(char* dir_name) { return ops().state_save(dir
 extern "C" int select_p_state_restore(char* dir_name) { return ops().state_restore(dir_name); }
 
 extern "C" int select_p_job_init(list_t* job_list) {
-  const int rc = ops().job_init(job_list);
-  shareq::ctld::jobs_reset(job_list);
-  return rc;
+  return learning(ops().job_init(job_list), "job_init",
+                  [job_list] { shareq::ctld::jobs_reset(job_list); });
 }
 
 extern "C" int select_p_node_init(void) { return ops().node_init(); }

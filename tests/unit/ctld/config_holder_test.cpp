@@ -98,6 +98,24 @@ TEST_F(ConfigHolderTest, AGoodFileIsLoadedAndItsTextKeptOnceAsTheLastGoodCopy) {
   EXPECT_TRUE(errors_.empty());
 }
 
+TEST_F(ConfigHolderTest, OnlyRefreshLooksAtTheFileAndAtMostOnceAClockSecond) {
+  write(conf_path_, conf_with_priority(70));
+  auto holder = process();
+  ASSERT_EQ(holder->current()->version, 1U);  // the first use reads the file
+  write(conf_path_, conf_with_priority(60));
+  now_ += 10;
+  // What slurmctld's callbacks call, under its locks: what was published, no stat(), no read.
+  EXPECT_EQ(holder->current()->config().default_priority, 70);
+  EXPECT_EQ(holder->current()->version, 1U);
+  EXPECT_EQ(holder->refresh()->config().default_priority, 60);  // priority/shareq's thread
+  EXPECT_EQ(holder->current()->version, 2U);
+  write(conf_path_, conf_with_priority(50));
+  EXPECT_EQ(holder->refresh()->version, 2U);  // the same clock second: not looked at again
+  now_ += 1;
+  EXPECT_EQ(holder->refresh()->config().default_priority, 50);
+  EXPECT_TRUE(errors_.empty());
+}
+
 TEST_F(ConfigHolderTest, ABadFileKeepsThePreviousGoodConfigurationAndItsCopy) {
   write(conf_path_, conf_with_priority(70));
   auto holder = process();

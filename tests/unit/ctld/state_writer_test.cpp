@@ -12,6 +12,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -133,6 +134,30 @@ TEST_F(StateWriterTest, TheDestructorTriesOnceMoreAndSaysWhatWasNotWritten) {
   const auto said = reports();
   ASSERT_EQ(said.size(), 2U);
   EXPECT_NE(said[1].second.find("not written"), std::string::npos) << said[1].second;
+}
+
+TEST_F(StateWriterTest, AnExceptionOnItsThreadIsReportedAndTheWriterGoesOn) {
+  // The first report throws, as a bad_alloc in the writer's work would: from a std::thread that
+  // ends the process (std::terminate) unless the writer catches it.
+  bool thrown = false;  // read and written on the writer's thread only
+  auto record = recorder();
+  StateWriter writer(
+      [&](bool error, const std::string& message) {
+        if (!std::exchange(thrown, true)) throw std::runtime_error("out of memory");
+        record(error, message);
+      },
+      StateWriter::Retry{1h, 1h});
+  block_path();
+  writer.queue(path_, "lost\n", Durability::ProcessCrash, "warm");  // fails; its report throws
+  ASSERT_TRUE(eventually([&] { return !reports().empty(); }));
+  const auto said = reports();
+  EXPECT_TRUE(said[0].first);
+  EXPECT_NE(said[0].second.find("state writer: out of memory"), std::string::npos)
+      << said[0].second;
+  unblock_path();
+  writer.queue(path_, "next\n", Durability::ProcessCrash, "warm");
+  writer.flush();
+  EXPECT_EQ(file_text(), "next\n");
 }
 
 }  // namespace
