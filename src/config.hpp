@@ -140,8 +140,13 @@ ParseResult parse_config(std::string_view text, std::string_view file);
 inline constexpr size_t kMaxConfigFileBytes = size_t{4} << 20;
 
 // The text of a file, or the one ConfigError (line 0) that says why it cannot be had: it cannot
-// be read, or it is larger than kMaxConfigFileBytes.
+// be read, it is not a regular file (a FIFO, a device, a directory: refused before any read, so
+// that nothing waits on a writer), or it is larger than kMaxConfigFileBytes.
 std::variant<std::string, ConfigError> read_config_text(const std::string& path);
+
+// The same from an open descriptor (check-config's "-", standard input: a pipe is fine there),
+// with the same size limit; takes `fd` over and closes it. `label` names it in the error.
+std::variant<std::string, ConfigError> read_config_fd(int fd, const std::string& label);
 
 // Parses what read_config_text gave: the text, or the one error that says why there is none.
 ParseResult parse_config_text(const std::variant<std::string, ConfigError>& text,

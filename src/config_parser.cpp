@@ -3,15 +3,22 @@
 // Two passes: the first reads each line (Family lines, Share lines kept as text, global
 // settings); the second resolves each Share line against the families, whichever line defined
 // them, and checks quotas against capacity. Errors are then put in line order.
+//
+// A Family line with errors of its own is not in the Config, but its Share lines are still
+// checked for what does not depend on the family's capacity (their syntax, their unit when the
+// family's Capacity= gave one, duplicates), so that one error hides no other and causes none.
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cerrno>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <optional>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.hpp"
 #include "config_settings.hpp"
@@ -29,6 +36,9 @@ constexpr std::string_view kFamilyHelp =
 constexpr std::string_view kShareHelp =
     "a Share line is Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] "
     "[LendLimit=LIMIT]";
+constexpr std::string_view kLineHelp =
+    "a line is Key=Value words separated by spaces, e.g. Family=p4 Partitions=p4 "
+    "Capacity=node=4";
 constexpr std::array<std::string_view, 5> kFamilyKeys = {"Family", "Partitions", "Capacity",
                                                          "Hardware", "Fallback"};
 constexpr std::array<std::string_view, 5> kShareKeys = {"Share", "Family", "Quota", "BorrowLimit",
@@ -46,7 +56,7 @@ struct Field {
 };
 
 struct PendingShare {
-  std::string name;
+  std::optional<std::string> name;  // set when it is a valid share name
   std::optional<std::string> family;
   std::optional<std::string> quota;
   std::optional<std::string> borrow;
@@ -54,10 +64,33 @@ struct PendingShare {
   int line = 0;
 };
 
-// A key as shown in a message: as written when plain, quoted otherwise.
+// The longest key shown as written; a longer one is quoted, and so cut like a value.
+constexpr size_t kMaxShownKey = 64;
+
+// A key as shown in a message: as written when plain and short, quoted (and cut) otherwise.
 std::string display_key(std::string_view key) {
-  return !key.empty() && text::all_of_charset(key, "") ? std::string(key) : text::quote(key);
+  return !key.empty() && key.size() <= kMaxShownKey && text::all_of_charset(key, "")
+             ? std::string(key)
+             : text::quote(key);
 }
+
+// The lines of a file: each ends at "\n", "\r\n" or a lone "\r" (old Mac files); a "\r" before
+// "\n" stays on its line, where the tokenizer skips it as a space.
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool lone_cr = text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n');
+    if (text[i] == '\n' || lone_cr) {
+      lines.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  lines.push_back(text.substr(start));
+  return lines;
+}
+
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
 template <size_t N>
 std::string list_keys(const std::array<std::string_view, N>& keys) {
@@ -77,7 +110,10 @@ class Parser {
 
   ParseResult run(std::string_view text) {
     int number = 0;
-    for (std::string_view line : text::split(text, '\n')) {
+    if (text.starts_with(kUtf8Bom)) {
+      text.remove_prefix(kUtf8Bom.size());  // editors on Windows write one; it is no key
+    }
+    for (std::string_view line : split_lines(text)) {
       parse_line(++number, line);
     }
     for (const PendingShare& share : pending_) {
@@ -103,18 +139,26 @@ class Parser {
   std::vector<Token> tokenize(int line, std::string_view text) {
     text = text.substr(0, text.find('#'));
     std::vector<Token> tokens;
+    bool after_pair = false;  // the previous word on the line was Key=Value
     constexpr std::string_view kSpace = " \t\r\v\f";
     size_t pos = text.find_first_not_of(kSpace);
     while (pos != std::string_view::npos) {
       const size_t end = std::min(text.find_first_of(kSpace, pos), text.size());
       const std::string_view word = text.substr(pos, end - pos);
       const size_t eq = word.find('=');
-      if (eq == std::string_view::npos || eq == 0) {
-        error(line, display_key(word.substr(0, eq == 0 ? 0 : word.size())),
-              text::quote(word) + " is not Key=Value; values cannot contain spaces");
+      if (eq == 0) {
+        error(line, display_key(word.substr(0, 0)),
+              text::quote(word) + " has no key before \"=\"; " + std::string(kLineHelp));
+      } else if (eq == std::string_view::npos) {
+        // After a Key=Value word, a bare word is most likely the rest of a value with a space.
+        error(line, display_key(word),
+              text::quote(word) + " is not Key=Value; " +
+                  (after_pair ? std::string("values cannot contain spaces")
+                              : std::string(kLineHelp)));
       } else {
         tokens.push_back(Token{word.substr(0, eq), word.substr(eq + 1)});
       }
+      after_pair = eq != std::string_view::npos && eq != 0;
       pos = text.find_first_not_of(kSpace, end);
     }
     return tokens;
@@ -209,8 +253,9 @@ class Parser {
     if (fields[1].value && named) {
       ok = parse_partitions(line, family.name, *fields[1].value, family) && ok;
     }
+    std::optional<Unit> unit;  // the unit of Capacity=, when it has one
     if (fields[2].value) {
-      ok = parse_capacity(line, *fields[2].value, family) && ok;
+      ok = parse_capacity(line, *fields[2].value, family, unit) && ok;
     }
     if (fields[3].value) {
       ok = parse_hardware(line, *fields[3].value, family) && ok;
@@ -220,6 +265,10 @@ class Parser {
     }
     if (ok) {
       config_.families.push_back(std::move(family));
+    } else if (named) {
+      broken_families_.emplace(family.name, unit);
+    } else if (fields[0].value) {
+      bad_family_names_.emplace(*fields[0].value);
     }
   }
 
@@ -303,12 +352,13 @@ class Parser {
     return ok;
   }
 
-  bool parse_capacity(int line, std::string_view value, Family& family) {
+  bool parse_capacity(int line, std::string_view value, Family& family, std::optional<Unit>& unit) {
     Result<units::Amount> amount = units::parse_amount(value);
     if (!amount) {
       error(line, "Capacity", amount.error().message);
       return false;
     }
+    unit = amount.value().unit;
     if (amount.value().value <= 0) {
       error(line, "Capacity",
             text::quote(value) + " is not above 0; allowed: node=N or gres/gpu=N with N > 0");
@@ -335,47 +385,70 @@ class Parser {
         missing(line, kShareKeys[i], kShareHelp);
       }
     }
-    if (!fields[0].value) {
-      return;
-    }
-    Result<std::string> name = parse_share_name(*fields[0].value);
-    if (!name) {
-      error(line, "Share", name.error().message);
-      return;
-    }
     auto text_of = [](const Field& f) {
       return f.value ? std::optional<std::string>(*f.value) : std::nullopt;
     };
-    if (!fields[1].value || !fields[2].value) {
-      return;
+    std::optional<std::string> name = text_of(fields[0]);
+    if (name) {
+      if (Result<std::string> parsed = parse_share_name(*name); !parsed) {
+        error(line, "Share", parsed.error().message);
+        name.reset();
+      }
     }
-    pending_.push_back(PendingShare{std::string(*fields[0].value), text_of(fields[1]),
-                                    text_of(fields[2]), text_of(fields[3]), text_of(fields[4]),
-                                    line});
+    // Checked once every family is known, even without a name, family or quota: the other
+    // values' errors are reported too.
+    pending_.push_back(PendingShare{name, text_of(fields[1]), text_of(fields[2]),
+                                    text_of(fields[3]), text_of(fields[4]), line});
+  }
+
+  // What a Share line knows of its family: the whole Family (valid), or its unit alone or
+  // nothing (a Family line with errors of its own, an unknown family, no Family=).
+  struct FamilyView {
+    const Family* family = nullptr;
+    std::optional<Unit> unit;
+    bool defined = false;  // a Family line of this file has the name
+  };
+
+  FamilyView family_view(const PendingShare& pending) {
+    FamilyView view;
+    if (!pending.family) {
+      return view;  // reported as missing or empty already
+    }
+    const std::string& name = *pending.family;
+    if (const Family* family = config_.find_family(name)) {
+      return FamilyView{family, family->unit, true};
+    }
+    if (const auto it = broken_families_.find(name); it != broken_families_.end()) {
+      return FamilyView{nullptr, it->second, true};  // its own errors are reported already
+    }
+    if (!bad_family_names_.contains(name)) {
+      unknown_family(pending.line, name);  // else: its Family line's error says it all
+    }
+    return view;
   }
 
   void resolve_share(const PendingShare& pending) {
     const int line = pending.line;
-    const Family* family = config_.find_family(*pending.family);
-    if (family == nullptr) {
-      if (!family_lines_.contains(*pending.family)) {
-        unknown_family(line, *pending.family);
+    const FamilyView view = family_view(pending);
+    if (pending.name && view.defined) {
+      const auto key = std::make_pair(to_lower(*pending.name), *pending.family);
+      const auto [it, inserted] = share_lines_.emplace(key, line);
+      if (!inserted) {
+        return error(line, "Share",
+                     "duplicate Share=" + *pending.name + " in family " + *pending.family +
+                         " (first on " + line_ref(it->second) +
+                         "); share names ignore case, one Share line per share and family");
       }
-      return;  // a family with errors of its own: those are reported already
     }
-    const auto key = std::make_pair(to_lower(pending.name), family->name);
-    const auto [it, inserted] = share_lines_.emplace(key, line);
-    if (!inserted) {
-      return error(line, "Share",
-                   "duplicate Share=" + pending.name + " in family " + family->name +
-                       " (first on " + line_ref(it->second) +
-                       "); share names ignore case, one Share line per share and family");
+    ShareQuota quota{
+        pending.name.value_or(""), pending.family.value_or(""), 0, Limit{}, Limit{}, line};
+    bool ok = pending.name && view.family != nullptr;
+    if (pending.quota) {
+      ok = parse_quota(line, *pending.quota, view, pending.family.value_or(""), quota.quota) && ok;
     }
-    ShareQuota quota{pending.name, family->name, 0, Limit{}, Limit{}, line};
-    bool ok = parse_quota(line, *pending.quota, *family, quota.quota);
-    ok = parse_limit(line, "BorrowLimit", pending.borrow, *family, quota.borrow_limit) && ok;
-    ok = parse_limit(line, "LendLimit", pending.lend, *family, quota.lend_limit) && ok;
-    if (ok) {
+    ok = parse_limit(line, "BorrowLimit", pending.borrow, view.unit, quota.borrow_limit) && ok;
+    ok = parse_limit(line, "LendLimit", pending.lend, view.unit, quota.lend_limit) && ok;
+    if (ok && pending.quota) {
       config_.shares.push_back(std::move(quota));
     }
   }
@@ -390,25 +463,40 @@ class Parser {
               (names.empty() ? std::string("none") : text::join(names)));
   }
 
-  bool parse_quota(int line, std::string_view value, const Family& family, int64_t& quota) {
+  // Quota=: its syntax always; its unit when the family's is known; the family's sum of quotas
+  // against its capacity when the family is valid.
+  bool parse_quota(int line, std::string_view value, const FamilyView& view,
+                   const std::string& family_name, int64_t& quota) {
     const std::string allowed =
-        "allowed: " + std::string(unit_name(family.unit)) + "=N, the unit of family " + family.name;
-    Result<units::Amount> amount = units::parse_amount(value);
+        view.unit ? std::string(unit_name(*view.unit)) + "=N, N a non-negative integer (the unit " +
+                        "of family " + family_name + ")"
+                  : std::string(
+                        "node=N or gres/gpu=N, N a non-negative integer, in the family's "
+                        "unit");
+    Result<units::Amount> amount = units::parse_amount(value, allowed);
     if (!amount) {
       error(line, "Quota", amount.error().message);
       return false;
     }
-    if (amount.value().unit != family.unit) {
+    if (view.unit && amount.value().unit != *view.unit) {
       error(line, "Quota",
             text::quote(value) + " is in " + std::string(unit_name(amount.value().unit)) +
-                " but family " + family.name + " counts " + std::string(unit_name(family.unit)) +
-                "; " + allowed);
+                " but family " + family_name + " counts " + std::string(unit_name(*view.unit)) +
+                "; allowed: " + allowed);
       return false;
     }
     quota = amount.value().value;
-    int64_t& sum = quota_sums_[family.name];
-    const bool crosses = sum <= family.capacity && quota > family.capacity - sum;
-    sum = quota > INT64_MAX - sum ? INT64_MAX : sum + quota;  // saturating, for the message
+    if (view.family == nullptr) {
+      return true;
+    }
+    const Family& family = *view.family;
+    // Quotas and the capacity are at most INT64_MAX, so the sum up to the first crossing (a sum
+    // <= capacity plus one quota) fits in 64 unsigned bits; after it, the sum only saturates.
+    const auto capacity = static_cast<uint64_t>(family.capacity);
+    const auto amount_value = static_cast<uint64_t>(quota);
+    uint64_t& sum = quota_sums_[family.name];
+    const bool crosses = sum <= capacity && amount_value > capacity - sum;
+    sum = amount_value > UINT64_MAX - sum ? UINT64_MAX : sum + amount_value;
     if (crosses && over_reported_.insert(family.name).second) {
       error(line, "Quota",
             "quotas of family " + family.name + " sum to " + std::to_string(sum) + ", over its " +
@@ -420,11 +508,11 @@ class Parser {
   }
 
   bool parse_limit(int line, std::string_view key, const std::optional<std::string>& value,
-                   const Family& family, Limit& limit) {
+                   std::optional<Unit> unit, Limit& limit) {
     if (!value) {
       return true;
     }
-    Result<Limit> parsed = units::parse_limit(*value, family.unit);
+    Result<Limit> parsed = units::parse_limit(*value, unit);
     if (!parsed) {
       error(line, std::string(key), parsed.error().message);
       return false;
@@ -463,7 +551,11 @@ class Parser {
   std::map<std::string, std::pair<std::string, int>> partition_owner_;  // family, line
   std::map<std::pair<std::string, std::string>, int> share_lines_;      // (share, family)
   std::map<std::string, int> global_lines_;
-  std::map<std::string, int64_t> quota_sums_;
+  std::map<std::string, uint64_t> quota_sums_;
+  // Family lines with errors, by their (valid, first) name: the unit of their Capacity=, if any.
+  std::map<std::string, std::optional<Unit>> broken_families_;
+  // Family= values that are no valid name: a Share line naming one gets no second error.
+  std::set<std::string> bad_family_names_;
   std::set<std::string> over_reported_;
 };
 
@@ -473,32 +565,66 @@ ParseResult parse_config(std::string_view text, std::string_view file) {
   return Parser(file).run(text);
 }
 
-std::variant<std::string, ConfigError> read_config_text(const std::string& path) {
-  std::FILE* stream = std::fopen(path.c_str(), "rb");
+namespace {
+
+// Reads `fd` to its end, at most kMaxConfigFileBytes, and closes it; `label` names it in errors.
+std::variant<std::string, ConfigError> read_limited(int fd, const std::string& label) {
   std::string text;
-  int failure = stream == nullptr ? errno : 0;
+  int failure = 0;
   bool too_large = false;
-  if (stream != nullptr) {
-    char buffer[65536];
-    size_t got = 0;
-    while (!too_large && (got = std::fread(buffer, 1, sizeof buffer, stream)) > 0) {
-      text.append(buffer, got);
-      too_large = text.size() > kMaxConfigFileBytes;
+  char buffer[65536];
+  while (!too_large) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) {
+      continue;
     }
-    if (!too_large && std::ferror(stream) != 0) {
-      failure = errno != 0 ? errno : EIO;
+    if (got < 0) {
+      failure = errno;
+      break;
     }
-    std::fclose(stream);
+    if (got == 0) {
+      break;
+    }
+    text.append(buffer, static_cast<size_t>(got));
+    too_large = text.size() > kMaxConfigFileBytes;
   }
+  ::close(fd);
   if (too_large) {
-    return ConfigError{path, 0, "",
+    return ConfigError{label, 0, "",
                        "larger than " + std::to_string(kMaxConfigFileBytes >> 20) +
                            " MiB; allowed: a file of at most that size"};
   }
   if (failure != 0) {
-    return ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(failure)};
+    return ConfigError{label, 0, "", "cannot read: " + std::generic_category().message(failure)};
   }
   return text;
+}
+
+}  // namespace
+
+std::variant<std::string, ConfigError> read_config_text(const std::string& path) {
+  // Opened without blocking, so that a FIFO (or a device) is refused before anything waits on
+  // it: only a regular file (or a link to one) is a configuration file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(errno)};
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(err)};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return ConfigError{path, 0, "",
+                       "not a regular file; allowed: a regular file (or a symbolic link to one)"};
+  }
+  return read_limited(fd, path);
+}
+
+std::variant<std::string, ConfigError> read_config_fd(int fd, const std::string& label) {
+  return read_limited(fd, label);
 }
 
 ParseResult parse_config_text(const std::variant<std::string, ConfigError>& text,

@@ -107,15 +107,27 @@ bool has_whitespace(std::string_view value) {
   return value.find_first_of(" \t\r\n\v\f") != std::string_view::npos;
 }
 
+// The length of `value`'s "http://" or "https://" (in any case: URL schemes are
+// case-insensitive, RFC 3986 3.1), or 0.
+size_t http_scheme_length(std::string_view value) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (value.size() >= scheme.size() && text::iequals(value.substr(0, scheme.size()), scheme)) {
+      return scheme.size();
+    }
+  }
+  return 0;
+}
+
 Message apply_image_store(Config& config, std::string_view value) {
-  const bool url = (value.starts_with("http://") && value.size() > 7) ||
-                   (value.starts_with("https://") && value.size() > 8);
+  const size_t scheme = http_scheme_length(value);
+  const bool url = scheme > 0 && value.size() > scheme;
   if ((!value.starts_with('/') && !url) || has_whitespace(value)) {
     return text::quote(value) +
            " is not an image store; allowed: an absolute directory (/...) or an http:// or "
            "https:// URL";
   }
-  config.image_store = std::string(value);
+  // The scheme in its canonical lower case (RFC 3986 3.1); the rest as written.
+  config.image_store = to_lower(value.substr(0, scheme)) + std::string(value.substr(scheme));
   return std::nullopt;
 }
 

@@ -1,4 +1,5 @@
 // The submission flags' value parsers (--share, --share-priority, --image, --keep-alive).
+#include <algorithm>
 #include <limits>
 
 #include "config.hpp"
@@ -54,6 +55,12 @@ bool is_hex(char c) {
 std::string digest_problem(std::string_view digest) {
   constexpr std::string_view kPrefix = "sha256:";
   if (!digest.starts_with(kPrefix)) {
+    // The OCI image spec (descriptor.md, "Digests") writes the algorithm in lower case
+    // ([a-z0-9]+ components), so "SHA256:" names no algorithm there.
+    if (text::iequals(digest.substr(0, std::min(digest.size(), kPrefix.size())), kPrefix)) {
+      return "has a digest algorithm " + text::quote(digest.substr(0, kPrefix.size() - 1)) +
+             "; the digest algorithm must be lower case \"sha256\" (OCI image spec)";
+    }
     return "has a digest that does not start with \"sha256:\"";
   }
   const std::string_view hex = digest.substr(kPrefix.size());

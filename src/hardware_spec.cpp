@@ -9,16 +9,21 @@ namespace shareq {
 namespace {
 
 constexpr std::string_view kAllowed =
-    "allowed: a comma-separated list of gpus=N, numa=N, cores=N (each optional, each once, "
-    "N an integer 0..1000000)";
+    "allowed: a comma-separated list of gpus=N, numa=N, cores=N (each optional, each once; "
+    "gpus 0..1000000, numa and cores 1..1000000)";
 
+// Each key with its smallest count: a node may have no GPU, but every node has at least one
+// NUMA node and one core, so numa=0 or cores=0 would fail every node of the family.
 struct Key {
   std::string_view name;
   std::optional<int64_t> HardwareSpec::*field;
+  int64_t min;
+  std::string_view range;
 };
-constexpr std::array<Key, 3> kKeys = {Key{"gpus", &HardwareSpec::gpus},
-                                      Key{"numa", &HardwareSpec::numa},
-                                      Key{"cores", &HardwareSpec::cores}};
+constexpr std::array<Key, 3> kKeys = {
+    Key{"gpus", &HardwareSpec::gpus, 0, "an integer 0..1000000"},
+    Key{"numa", &HardwareSpec::numa, 1, "an integer 1..1000000"},
+    Key{"cores", &HardwareSpec::cores, 1, "an integer 1..1000000"}};
 
 Error bad(std::string message) { return Error{"Hardware", std::move(message)}; }
 
@@ -59,8 +64,13 @@ Result<HardwareSpec> parse_hardware_spec(std::string_view value) {
       return bad(std::string(key->name) + " has no value; " + std::string(kAllowed));
     }
     if (parsed.status != text::NumberStatus::Ok) {
-      return bad(std::string(key->name) + ": " +
-                 text::number_message(number, parsed, "an integer 0..1000000"));
+      return bad(std::string(key->name) + ": " + text::number_message(number, parsed, key->range));
+    }
+    if (static_cast<int64_t>(parsed.value) < key->min) {
+      return bad(std::string(key->name) + ": " + std::string(number) +
+                 " is out of range (every node has at least one " +
+                 (key->name == "numa" ? "NUMA node" : "core") +
+                 "); allowed: " + std::string(key->range));
     }
     slot = static_cast<int64_t>(parsed.value);
   }

@@ -4,7 +4,8 @@
 //   Family=p5 Partitions=p5 Capacity=gres/gpu=320 Hardware=gpus=8,numa=2,cores=96
 //
 // Keys: gpus (GPUs as src/hwtopo/topology.hpp counts them), numa (NUMA nodes), cores (physical
-// cores); each optional, each at most once, each an integer >= 0. A key left out is not checked.
+// cores); each optional, each at most once; gpus an integer >= 0, numa and cores >= 1 (every node
+// has a NUMA node and a core). A key left out is not checked.
 #pragma once
 
 #include <cstdint>

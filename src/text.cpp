@@ -123,7 +123,8 @@ Number parse_decimal(std::string_view text, uint64_t max) {
     }
   }
   if (negative) {
-    return {NumberStatus::Negative, 0};
+    // "-0" is no negative number: it is refused like "+0", as a number written with a sign.
+    return {value == 0 && !too_large ? NumberStatus::NotNumber : NumberStatus::Negative, 0};
   }
   if (too_large) {
     return {NumberStatus::TooLarge, 0};
@@ -138,7 +139,11 @@ std::string number_message(std::string_view text, const Number& number, std::str
       what = "is empty";
       break;
     case NumberStatus::NotNumber:
-      what = quote(text) + " is not an integer";
+      // "+5", "-0", "+0m": digits after a sign, which no number here takes.
+      what = quote(text) + (text.size() > 1 && (text[0] == '+' || text[0] == '-') &&
+                                    text[1] >= '0' && text[1] <= '9'
+                                ? " is not a whole number without a sign"
+                                : " is not an integer");
       break;
     case NumberStatus::Negative:
       what = quote(text) + " is negative";

@@ -28,7 +28,8 @@ bool all_of_charset(std::string_view text, std::string_view extra);
 // ("\" \"", "\"/\"", "\"\\x01\""); precondition: !all_of_charset(text, extra).
 std::string first_bad_char(std::string_view text, std::string_view extra);
 
-// A strict decimal number: digits only, no sign, no spaces.
+// A strict decimal number: digits only, no sign, no spaces. "-5" is Negative; "+5" and "-0" are
+// NotNumber (number_message says they are not whole numbers without a sign).
 enum class NumberStatus { Ok, Empty, NotNumber, Negative, TooLarge };
 struct Number {
   NumberStatus status = NumberStatus::Empty;
@@ -36,7 +37,8 @@ struct Number {
 };
 Number parse_decimal(std::string_view text, uint64_t max);
 
-// The message for a number that did not parse: `"abc" is not an integer; allowed: ALLOWED`.
+// The message for a number that did not parse: `"abc" is not an integer; allowed: ALLOWED`,
+// `"-0" is not a whole number without a sign; allowed: ALLOWED`.
 // Precondition: number.status != Ok.
 std::string number_message(std::string_view text, const Number& number, std::string_view allowed);
 

@@ -60,17 +60,23 @@ std::string format_scaled(int64_t value, const std::array<Suffix, N>& suffixes) 
   return std::to_string(value);
 }
 
-std::string allowed_limit(Unit unit) {
-  return "UNLIMITED, P% of the quota (P in 0..100), or " + std::string(unit_name(unit)) + "=N";
+std::string allowed_limit(std::optional<Unit> unit) {
+  return "UNLIMITED, P% of the quota (P in 0..100), or " +
+         (unit ? std::string(unit_name(*unit)) + "=N"
+               : std::string("node=N or gres/gpu=N, in the family's unit")) +
+         " (N in 0.." + std::to_string(kInt64Max) + ")";
 }
 
 }  // namespace
 
 Result<Amount> parse_amount(std::string_view text) {
-  const std::string allowed = "node=N or gres/gpu=N, N a non-negative integer";
+  return parse_amount(text, "node=N or gres/gpu=N, N a non-negative integer");
+}
+
+Result<Amount> parse_amount(std::string_view text, std::string_view allowed) {
   const size_t eq = text.find('=');
   if (eq == std::string_view::npos) {
-    return fail(text::quote(text) + " is not an amount; allowed: " + allowed);
+    return fail(text::quote(text) + " is not an amount; allowed: " + std::string(allowed));
   }
   const std::string_view name = text.substr(0, eq);
   Amount amount;
@@ -79,7 +85,7 @@ Result<Amount> parse_amount(std::string_view text) {
   } else if (text::iequals(name, "gres/gpu")) {
     amount.unit = Unit::Gpu;
   } else {
-    return fail("unknown unit " + text::quote(name) + "; allowed: " + allowed);
+    return fail("unknown unit " + text::quote(name) + "; allowed: " + std::string(allowed));
   }
   const std::string_view digits = text.substr(eq + 1);
   const text::Number number = text::parse_decimal(digits, kInt64Max);
@@ -90,7 +96,7 @@ Result<Amount> parse_amount(std::string_view text) {
   return amount;
 }
 
-Result<Limit> parse_limit(std::string_view text, Unit unit) {
+Result<Limit> parse_limit(std::string_view text, std::optional<Unit> unit) {
   if (text::iequals(text, "UNLIMITED")) {
     return Limit{};
   }
@@ -105,13 +111,13 @@ Result<Limit> parse_limit(std::string_view text, Unit unit) {
   if (text.find('=') == std::string_view::npos) {
     return fail(text::quote(text) + " is not a limit; allowed: " + allowed_limit(unit));
   }
-  Result<Amount> amount = parse_amount(text);
+  Result<Amount> amount = parse_amount(text, allowed_limit(unit));
   if (!amount) {
     return fail(amount.error().message);
   }
-  if (amount.value().unit != unit) {
+  if (unit && amount.value().unit != *unit) {
     return fail(text::quote(text) + " is in " + std::string(unit_name(amount.value().unit)) +
-                " but the family counts " + std::string(unit_name(unit)) +
+                " but the family counts " + std::string(unit_name(*unit)) +
                 "; allowed: " + allowed_limit(unit));
   }
   return Limit{Limit::Kind::Amount, amount.value().value};

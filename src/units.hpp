@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,10 +19,15 @@ struct Amount {
   int64_t value = 0;
 };
 Result<Amount> parse_amount(std::string_view text);
+// The same, its messages ending "; allowed: ALLOWED" (what the caller's key takes). The unit is
+// not checked against anything: the caller compares it with the family's.
+Result<Amount> parse_amount(std::string_view text, std::string_view allowed);
 
 // A borrow or lend limit in a family counted in `unit`: UNLIMITED (any case), P% with P in
-// 0..100, or an amount in `unit`.
-Result<Limit> parse_limit(std::string_view text, Unit unit);
+// 0..100, or an amount in `unit`. With no unit (a family whose Capacity= has errors of its own)
+// an amount in either unit is taken: only what does not depend on the unit is checked.
+// Every message's allowed list is the one for that unit.
+Result<Limit> parse_limit(std::string_view text, std::optional<Unit> unit);
 
 // A plain non-negative integer number of seconds.
 Result<int64_t> parse_seconds(std::string_view text);

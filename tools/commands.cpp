@@ -10,7 +10,7 @@ namespace shareq::tool {
 namespace {
 
 constexpr std::array<Command, 8> kCommands = {{
-    {"check-config", "[--accounts] [FILE]",
+    {"check-config", "[--accounts] [FILE|-]",
      "parse shareq.conf and print it in canonical form, or print every error (exit 1); FILE "
      "defaults to $SHAREQ_CONF, else shareq.conf beside $SLURM_CONF (/etc/slurm/slurm.conf); "
      "--accounts also reads slurmdbd's account tree and notes a share below another share's "

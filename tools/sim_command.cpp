@@ -1,9 +1,15 @@
 #include "sim_command.hpp"
 
-#include <fstream>
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <new>
 #include <ostream>
+#include <system_error>
 
 #include "commands.hpp"
+#include "config.hpp"
 #include "policy/policy.hpp"
 #include "policy/usage.hpp"
 #include "sim/sacct_trace.hpp"
@@ -20,6 +26,20 @@ std::optional<SimCommandOptions> usage_error(std::ostream& err, const std::strin
   err << "shareq: sim: " << message << "\nusage: shareq sim " << kSimSynopsis << "\n";
   return std::nullopt;
 }
+
+// The options that take a value (set_option), and those that take none.
+constexpr std::string_view kValueOptions[] = {
+    "--slurm-conf",        "--config",         "--trace",
+    "--swf-map",           "--compare",        "--jobs-csv",
+    "--baseline-jobs-csv", "--trace-format",   "--baseline",
+    "--sched-params",      "--sched-interval", "--submit-delay"};
+
+bool takes_value(std::string_view name) {
+  return std::ranges::any_of(kValueOptions,
+                             [&](std::string_view option) { return name == option; });
+}
+
+bool is_flag(std::string_view name) { return name == "--json" || name == "--help" || name == "-h"; }
 
 // Sets one option from --NAME VALUE; false with a message when the value is bad.
 bool set_option(SimCommandOptions& o, const std::string& name, const std::string& value,
@@ -52,19 +72,20 @@ bool set_option(SimCommandOptions& o, const std::string& name, const std::string
     }
   } else if (name == "--sched-params") {
     sim::SchedulerParams check;
-    const auto set = sim::apply_scheduler_parameters(value, check);
+    auto set = sim::check_modelled_parameters(value);
+    if (set) set = sim::apply_scheduler_parameters(value, check);
     if (!set) {
       message = "--sched-params: " + set.error().to_string();
       return false;
     }
     o.sched_params = value;
   } else if (name == "--sched-interval") {
-    const auto n = text::parse_decimal(value, 86400);
-    if (n.status != text::NumberStatus::Ok || n.value == 0) {
-      message = "--sched-interval: " + text::quote(value) + " is not allowed; allowed: 1..86400";
+    const auto n = sim::parse_scheduler_parameter("sched_interval", value);  // Slurm's range
+    if (!n) {
+      message = "--sched-interval: " + n.error().message;
       return false;
     }
-    o.sched_interval_s = static_cast<int64_t>(n.value);
+    o.sched_interval_s = n.value();
   } else if (name == "--submit-delay") {
     const auto n = text::parse_decimal(value, 3600);
     if (n.status != text::NumberStatus::Ok) {
@@ -86,18 +107,26 @@ std::optional<SimCommandOptions> parse_sim_options(std::span<const std::string> 
   SimCommandOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string name = args[i], value;
-    if (name == "--json") {
+    const size_t eq = name.find('=');
+    const bool inline_value = eq != std::string::npos;
+    if (inline_value) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (is_flag(name)) {
+      if (inline_value) return usage_error(err, name + " takes no value");
+      if (name != "--json") {
+        o.help = true;  // the rest is not read
+        return o;
+      }
       o.json = true;
       continue;
     }
-    const size_t eq = name.find('=');
-    if (eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else if (name.rfind("--", 0) == 0 && i + 1 < args.size()) {
-      value = args[++i];
+    if (!takes_value(name)) {
+      return usage_error(
+          err, (name.rfind("--", 0) == 0 ? "unknown option " : "unexpected ") + text::quote(name));
     }
-    if (name.rfind("--", 0) != 0) return usage_error(err, "unexpected " + text::quote(name));
+    if (!inline_value && i + 1 < args.size()) value = args[++i];
     if (value.empty()) return usage_error(err, name + " needs a value");
     std::string message;
     if (!set_option(o, name, value, message)) return usage_error(err, message);
@@ -124,24 +153,37 @@ bool report_errors(const sim::Parsed<T>& parsed, std::ostream& err) {
   return parsed.value.has_value();
 }
 
-std::optional<sim::Trace> load_trace(const SimCommandOptions& o, std::ostream& err) {
-  const auto text = sim::read_text_file(o.trace);
-  if (!text) {
-    err << "shareq: sim: " << o.trace << ": cannot read the file\n";
+// shareq.conf's limit, as check-config and slurmctld read it.
+constexpr sim::InputKind kShareqConfInput{"shareq.conf", kMaxConfigFileBytes};
+
+// The text of an input, or nullopt with the error said on `err`.
+std::optional<std::string> read_input(const std::string& path, const sim::InputKind& kind,
+                                      std::ostream& err) {
+  auto text = sim::read_input_file(path, kind);
+  if (auto* error = std::get_if<sim::InputError>(&text)) {
+    err << "shareq: sim: " << error->to_string() << "\n";
     return std::nullopt;
   }
-  if (o.trace_format == "sacct") {
-    auto parsed = sim::parse_sacct_trace(*text, o.trace);
-    return report_errors(parsed, err) ? std::move(parsed.value) : std::nullopt;
+  return std::move(std::get<std::string>(text));
+}
+
+std::optional<sim::Trace> load_trace(const SimCommandOptions& o, std::ostream& err) {
+  std::optional<sim::Parsed<sim::SwfMap>> map;
+  if (o.trace_format == "swf") {
+    map = sim::load_swf_map(*o.swf_map);
+    if (!report_errors(*map, err)) return std::nullopt;
   }
-  const auto map = sim::load_swf_map(*o.swf_map);
-  if (!report_errors(map, err)) return std::nullopt;
-  auto parsed = sim::parse_swf_trace(*text, o.trace, *map.value);
+  const auto text = read_input(o.trace, sim::kTraceInput, err);
+  if (!text) return std::nullopt;
+  auto parsed = map ? sim::parse_swf_trace(*text, o.trace, *map->value)
+                    : sim::parse_sacct_trace(*text, o.trace);
   return report_errors(parsed, err) ? std::move(parsed.value) : std::nullopt;
 }
 
 std::optional<Config> load_config(const std::string& path, std::ostream& err) {
-  const ParseResult parsed = load_config_file(path);
+  const auto text = read_input(path, kShareqConfInput, err);
+  if (!text) return std::nullopt;
+  const ParseResult parsed = parse_config(*text, path);
   for (const auto& e : parsed.errors) err << "shareq: sim: " << e.to_string() << "\n";
   return parsed.config;
 }
@@ -154,12 +196,39 @@ sim::SchedulerParams scheduler_params(const SimCommandOptions& o, sim::Scheduler
   return params;
 }
 
-bool write_jobs_csv(const char* option, const std::string& path, const sim::SimResult& run,
-                    std::ostream& err) {
-  std::ofstream csv(path, std::ios::binary);
-  csv << sim_jobs_csv(run);
-  if (!csv) err << "shareq: sim: " << option << ": cannot write " << path << "\n";
-  return static_cast<bool>(csv);
+struct CloseFile {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+// A --jobs-csv or --baseline-jobs-csv file, opened before the simulation runs so that a path
+// that cannot be written fails at once.
+struct CsvOutput {
+  const char* option = nullptr;
+  std::string path;
+  std::unique_ptr<std::FILE, CloseFile> file;
+};
+
+bool cannot_write(const CsvOutput& csv, int error_number, std::ostream& err) {
+  err << "shareq: sim: " << csv.option << ": cannot write " << csv.path << ": "
+      << std::generic_category().message(error_number) << "\n";
+  return false;
+}
+
+// Opens the file when the option is given; false with the OS's reason when it cannot be.
+bool open_csv(const char* option, const std::optional<std::string>& path, CsvOutput& csv,
+              std::ostream& err) {
+  if (!path) return true;
+  csv = {option, *path, std::unique_ptr<std::FILE, CloseFile>(std::fopen(path->c_str(), "wb"))};
+  return csv.file ? true : cannot_write(csv, errno, err);
+}
+
+bool write_jobs_csv(CsvOutput& csv, const sim::SimResult& run, std::ostream& err) {
+  if (!csv.file) return true;
+  const std::string text = sim_jobs_csv(run);
+  const bool written = std::fwrite(text.data(), 1, text.size(), csv.file.get()) == text.size();
+  int failure = written ? 0 : errno;
+  if (std::fclose(csv.file.release()) != 0 && failure == 0) failure = errno;
+  return failure == 0 ? true : cannot_write(csv, failure, err);
 }
 
 sim::SimResult run_one(const sim::Trace& trace, const sim::SlurmCluster& cluster,
@@ -172,11 +241,13 @@ sim::SimResult run_one(const sim::Trace& trace, const sim::SlurmCluster& cluster
   return result;
 }
 
-}  // namespace
-
-int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+int run_checked(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
   const auto o = parse_sim_options(args, err);
   if (!o) return kExitUsage;
+  if (o->help) {
+    out << "usage: shareq sim " << kSimSynopsis << "\n";
+    return kExitOk;
+  }
   const auto cluster = sim::load_slurm_conf(o->slurm_conf);
   if (!report_errors(cluster, err)) return kExitFailed;
   const auto config = load_config(o->config, err);
@@ -185,6 +256,11 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
   if (o->compare && !(other = load_config(*o->compare, err))) return kExitFailed;
   const auto trace = load_trace(*o, err);
   if (!trace) return kExitFailed;
+  CsvOutput jobs_csv, baseline_csv;
+  if (!open_csv("--jobs-csv", o->jobs_csv, jobs_csv, err) ||
+      !open_csv("--baseline-jobs-csv", o->baseline_jobs_csv, baseline_csv, err)) {
+    return kExitFailed;
+  }
 
   sim::SimOptions options;
   options.scheduler = scheduler_params(*o, cluster.value->scheduler);
@@ -207,15 +283,24 @@ int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& 
     report.runs.push_back(
         run_one(*trace, nodes, *config, sim::SchedulerKind::Stock, options, "stock"));
   }
-  if (o->jobs_csv && !write_jobs_csv("--jobs-csv", *o->jobs_csv, report.runs.front(), err)) {
-    return kExitFailed;
-  }
-  if (o->baseline_jobs_csv &&
-      !write_jobs_csv("--baseline-jobs-csv", *o->baseline_jobs_csv, report.runs.back(), err)) {
+  if (!write_jobs_csv(jobs_csv, report.runs.front(), err) ||
+      !write_jobs_csv(baseline_csv, report.runs.back(), err)) {
     return kExitFailed;
   }
   out << (o->json ? sim_json(report) : sim_tables(report));
   return kExitOk;
+}
+
+}  // namespace
+
+int run_sim(std::span<const std::string> args, std::ostream& out, std::ostream& err) {
+  try {
+    return run_checked(args, out, err);
+  } catch (const std::bad_alloc&) {  // a last resort: every input is read within a size limit
+    err << "shareq: sim: out of memory: the trace and slurm.conf need more memory than this "
+           "machine has; try a shorter trace (each input's size limit is in shareq(1))\n";
+    return kExitFailed;
+  }
 }
 
 }  // namespace shareq::tool

@@ -1,6 +1,7 @@
 #include "sim_report.hpp"
 
 #include <cstdio>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "table.hpp"
@@ -117,6 +118,17 @@ nlohmann::ordered_json run_json(const sim::SimResult& run) {
   return out;
 }
 
+// A CSV field as RFC 4180 has it: in double quotes, each '"' doubled, when it holds a ',', a
+// '"', a line break, or when `always` (the node list, quoted in every row).
+std::string csv_field(std::string_view value, bool always = false) {
+  if (!always && value.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(value);
+  }
+  std::string out = "\"";
+  for (char c : value) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace
 
 std::string sim_tables(const SimReportInput& input) {
@@ -149,9 +161,10 @@ std::string sim_json(const SimReportInput& input) {
 std::string sim_jobs_csv(const sim::SimResult& run) {
   std::string out = "id,share,family,submit,start,end,wait,preempted,nodes\n";
   for (const auto& j : run.jobs) {
-    out += j.id + "," + j.share + "," + j.family + "," + std::to_string(j.submit) + "," +
-           std::to_string(j.start) + "," + std::to_string(j.end) + "," + std::to_string(j.wait) +
-           "," + std::to_string(j.preempted) + ",\"" + j.nodes + "\"\n";
+    out += csv_field(j.id) + "," + csv_field(j.share) + "," + csv_field(j.family) + "," +
+           std::to_string(j.submit) + "," + std::to_string(j.start) + "," + std::to_string(j.end) +
+           "," + std::to_string(j.wait) + "," + std::to_string(j.preempted) + "," +
+           csv_field(j.nodes, true) + "\n";
   }
   return out;
 }

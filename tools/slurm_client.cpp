@@ -95,6 +95,29 @@ Result<std::vector<JobInfo>> load_jobs() {
   return jobs;
 }
 
+Result<std::vector<ArrayRecord>> load_array_records(uint32_t array_job_id) {
+  init_once();
+  job_info_msg_t* msg = nullptr;
+  // slurm_load_job exists in every supported release (slurm_xlate_job_id is gone in 24.11);
+  // for an array's job id it returns every record of the array.
+  if (slurm_load_job(&msg, array_job_id, SHOW_ALL) != SLURM_SUCCESS || msg == nullptr) {
+    if (errno == ESLURM_INVALID_JOB_ID) return std::vector<ArrayRecord>{};
+    return slurm_error("job " + std::to_string(array_job_id));
+  }
+  std::vector<ArrayRecord> records;
+  for (uint32_t i = 0; i < msg->record_count; ++i) {
+    const slurm_job_info_t& job = msg->job_array[i];
+    ArrayRecord record;
+    record.job_id = job.job_id;
+    record.array_job_id = job.array_job_id;
+    if (job.array_task_id != NO_VAL) record.task = job.array_task_id;
+    record.pending_tasks = str(job.array_task_str);
+    records.push_back(std::move(record));
+  }
+  slurm_free_job_info_msg(msg);
+  return records;
+}
+
 Result<std::vector<NodeInfo>> load_nodes() {
   init_once();
   node_info_msg_t* msg = nullptr;

@@ -8,11 +8,15 @@
 #include "account_tree.hpp"
 #include "cluster_data.hpp"
 #include "result.hpp"
+#include "why_report.hpp"
 
 namespace shareq::tool {
 
 // Every job slurmctld knows (pending, running, and recently ended).
 Result<std::vector<JobInfo>> load_jobs();
+// Every record slurmctld holds for job `array_job_id` (each task of an array with a job id of
+// its own, and the record of its pending tasks); empty when slurmctld does not know the job.
+Result<std::vector<ArrayRecord>> load_array_records(uint32_t array_job_id);
 // Every node, with its Extra field, partitions, configured GPUs and whether it is COMPLETING.
 Result<std::vector<NodeInfo>> load_nodes();
 // slurmctld's KillWait + 2 x MessageTimeout + 10 s (policy::job_end_allowance_s), from the

@@ -1,4 +1,4 @@
-// shareq why JOBID [--config FILE]
+// shareq why JOBID|JOBID_TASK [--config FILE]
 #include <array>
 #include <ostream>
 
@@ -12,7 +12,7 @@
 namespace shareq::tool {
 namespace {
 
-constexpr std::string_view kSynopsis = "shareq why JOBID [--config FILE]";
+constexpr std::string_view kSynopsis = "shareq why JOBID[_TASK] [--config FILE]";
 constexpr std::array<std::string_view, 1> kOptions = {"--config"};
 
 }  // namespace
@@ -25,11 +25,9 @@ int run_why(std::span<const std::string> args, std::ostream& out, std::ostream& 
     return kExitUsage;
   }
   const std::string& operand = options->operands.front();
-  const text::Number id = text::parse_decimal(operand, UINT32_MAX);
-  if (id.status != text::NumberStatus::Ok || id.value == 0) {
-    err << "shareq: why: JOBID: " << text::quote(operand)
-        << " is not a job id; allowed: a number 1.." << UINT32_MAX << "\nusage: " << kSynopsis
-        << "\n";
+  const Result<JobOperand> parsed = parse_job_operand(operand);
+  if (!parsed) {
+    err << "shareq: why: " << parsed.error().to_string() << "\nusage: " << kSynopsis << "\n";
     return kExitUsage;
   }
   std::optional<Config> config = load_command_config(*options, "why", err);
@@ -43,7 +41,22 @@ int run_why(std::span<const std::string> args, std::ostream& out, std::ostream& 
   for (const std::string& problem : state.problems()) {
     err << "shareq: why: warning: " << problem << "\n";
   }
-  const auto job_id = static_cast<uint32_t>(id.value);
+  uint32_t job_id = parsed.value().job_id;
+  if (const std::optional<uint32_t> task = parsed.value().array_task) {
+    // JOBID_TASK: the task's own job id, from the array's records in slurmctld.
+    const Result<std::vector<ArrayRecord>> records = load_array_records(job_id);
+    if (!records) {
+      err << "shareq: why: " << records.error().to_string() << "\n";
+      return kExitFailed;
+    }
+    const Result<ArrayTaskJob> resolved = resolve_array_task(records.value(), job_id, *task);
+    if (!resolved) {
+      err << "shareq: why: " << resolved.error().to_string() << "\n";
+      return kExitFailed;
+    }
+    job_id = resolved.value().job_id;
+    if (!resolved.value().note.empty()) out << resolved.value().note << "\n";
+  }
   if (state.job(job_id) == nullptr) {
     err << "shareq: why: slurmctld does not know job " << job_id
         << " (it never existed, or ended more than MinJobAge ago: see sacct)\n";

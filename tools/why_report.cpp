@@ -312,4 +312,150 @@ std::string explain_job(const ClusterState& state, uint32_t job_id, int64_t now)
   return out;
 }
 
+namespace {
+
+// Array task indexes stop below Slurm's NO_VAL (0xfffffffe).
+constexpr uint64_t kMaxArrayTask = 4294967293ULL;
+constexpr std::string_view kJobIdAllowed =
+    "allowed: a job id 1..4294967295, or one task of a job array as JOBID_TASK (e.g. 5_1)";
+
+Error operand_error(std::string message) { return Error{"JOBID", std::move(message)}; }
+
+// The operand as written when it is plain (digits, letters, ".", "_", "+"), quoted otherwise.
+std::string shown(std::string_view text) {
+  return text.size() <= 64 && text::all_of_charset(text, "._+[]-,:%") ? std::string(text)
+                                                                      : text::quote(text);
+}
+
+std::string_view leading_digits(std::string_view text) {
+  size_t n = 0;
+  while (n < text.size() && text[n] >= '0' && text[n] <= '9') ++n;
+  return text.substr(0, n);
+}
+
+// Whether `task` is in squeue's list of pending tasks ("2-4,7", "1-9:2%4"); nullopt when the
+// list is in a form not read here (a hex bitmap), so that it is not taken as a "no".
+std::optional<bool> task_listed(std::string_view list, uint32_t task) {
+  list = list.substr(0, list.find('%'));  // "%4": how many may run at once
+  if (list.empty()) return std::nullopt;
+  for (std::string_view range : text::split(list, ',')) {
+    const size_t colon = range.find(':');
+    const std::string_view bounds = range.substr(0, colon);
+    const size_t dash = bounds.find('-');
+    const text::Number low = text::parse_decimal(bounds.substr(0, dash), kMaxArrayTask);
+    const text::Number high = dash == std::string_view::npos
+                                  ? low
+                                  : text::parse_decimal(bounds.substr(dash + 1), kMaxArrayTask);
+    const text::Number step = colon == std::string_view::npos
+                                  ? text::Number{text::NumberStatus::Ok, 1}
+                                  : text::parse_decimal(range.substr(colon + 1), kMaxArrayTask);
+    if (low.status != text::NumberStatus::Ok || high.status != text::NumberStatus::Ok ||
+        step.status != text::NumberStatus::Ok || step.value == 0) {
+      return std::nullopt;
+    }
+    if (task >= low.value && task <= high.value && (task - low.value) % step.value == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<JobOperand> parse_job_operand(std::string_view text) {
+  const auto not_a_job_id = [&] {
+    return operand_error(text::quote(text) + " is not a job id; " + std::string(kJobIdAllowed));
+  };
+  // A step: JOB.STEP or JOB_TASK.STEP (STEP a number, batch, extern, ...).
+  if (const size_t dot = text.find('.'); dot != std::string_view::npos && dot + 1 < text.size()) {
+    const std::string_view job = text.substr(0, dot);
+    if (parse_job_operand(job)) {
+      return operand_error(shown(text) + " is a job step; shareq why takes a job id, e.g. " +
+                           std::string(job));
+    }
+    return not_a_job_id();
+  }
+  // A heterogeneous job's component: JOB+OFFSET.
+  if (const size_t plus = text.find('+'); plus != std::string_view::npos && plus > 0) {
+    const text::Number job = text::parse_decimal(text.substr(0, plus), UINT32_MAX);
+    const text::Number offset = text::parse_decimal(text.substr(plus + 1), UINT32_MAX);
+    if (job.status == text::NumberStatus::Ok && job.value > 0 &&
+        offset.status == text::NumberStatus::Ok) {
+      return operand_error(shown(text) + " is a component of heterogeneous job " +
+                           std::to_string(job.value) + "; shareq why takes a job id (squeue -j " +
+                           std::to_string(job.value) + " shows each component's), or " +
+                           std::to_string(job.value));
+    }
+    return not_a_job_id();
+  }
+  const size_t underscore = text.find('_');
+  const text::Number job = text::parse_decimal(text.substr(0, underscore), UINT32_MAX);
+  if (job.status != text::NumberStatus::Ok || job.value == 0) {
+    return not_a_job_id();
+  }
+  const auto job_id = static_cast<uint32_t>(job.value);
+  if (underscore == std::string_view::npos) {
+    return JobOperand{job_id, std::nullopt};
+  }
+  const std::string_view task_text = text.substr(underscore + 1);
+  const text::Number task = text::parse_decimal(task_text, kMaxArrayTask);
+  if (task.status == text::NumberStatus::Ok) {
+    return JobOperand{job_id, static_cast<uint32_t>(task.value)};
+  }
+  if (task_text.find_first_of("[]-,:%*") != std::string_view::npos) {
+    const std::string_view first =
+        leading_digits(task_text.starts_with('[') ? task_text.substr(1) : task_text);
+    return operand_error(shown(text) + " names several tasks of job array " +
+                         std::to_string(job_id) + "; shareq why takes one, e.g. " +
+                         std::to_string(job_id) + "_" +
+                         (first.empty() ? std::string("1") : std::string(first)));
+  }
+  if (task.status == text::NumberStatus::TooLarge) {
+    return operand_error("array task " + shown(task_text) + " of " + shown(text) +
+                         " is out of range; allowed: JOBID_TASK with TASK 0.." +
+                         std::to_string(kMaxArrayTask));
+  }
+  return not_a_job_id();
+}
+
+Result<ArrayTaskJob> resolve_array_task(const std::vector<ArrayRecord>& records,
+                                        uint32_t array_job_id, uint32_t task) {
+  const std::string array = std::to_string(array_job_id);
+  const std::string name = array + "_" + std::to_string(task);
+  constexpr std::string_view kGone =
+      " (it never existed, or ended more than MinJobAge ago: see sacct)";
+  bool known = false;
+  bool is_array = false;
+  const ArrayRecord* pending = nullptr;
+  for (const ArrayRecord& record : records) {
+    known = known || record.job_id == array_job_id;
+    if (record.array_job_id != array_job_id) continue;
+    is_array = true;
+    if (record.task && *record.task == task) {
+      return ArrayTaskJob{record.job_id, ""};
+    }
+    if (!record.task && task_listed(record.pending_tasks, task) != false) {
+      pending = &record;
+    }
+  }
+  if (pending != nullptr) {
+    const std::string id = std::to_string(pending->job_id);
+    return ArrayTaskJob{pending->job_id,
+                        name + " is still pending with the array's other pending tasks (" + array +
+                            "_[" + pending->pending_tasks + "], job " + id +
+                            "), which Slurm gives a job id of their own only when they start; "
+                            "explaining job " +
+                            id};
+  }
+  if (!known && !is_array) {
+    return operand_error("slurmctld does not know job " + array + std::string(kGone));
+  }
+  if (!is_array) {
+    return operand_error("job " + array + " is not a job array; shareq why takes its job id, " +
+                         array);
+  }
+  return operand_error("slurmctld knows no task " + std::to_string(task) + " of job array " +
+                       array + std::string(kGone));
+}
+
 }  // namespace shareq::tool

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string_view>
 #include <vector>
 
 #include "imagecache/fs_util.hpp"
@@ -59,7 +61,20 @@ Result<ImageStore> ImageStore::parse(const std::string& location) {
   ImageStore store;
   store.location_ = location;
   while (store.location_.size() > 1 && store.location_.back() == '/') store.location_.pop_back();
-  const bool http = location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0;
+  // URL schemes are case-insensitive (RFC 3986 3.1): "HTTP://host/x" is an http store, its
+  // scheme kept in lower case for libcurl and messages.
+  bool http = false;
+  for (const std::string_view scheme : {"http://", "https://"}) {
+    const bool match =
+        location.size() >= scheme.size() &&
+        std::equal(scheme.begin(), scheme.end(), location.begin(), [](char want, char got) {
+          return want == (got >= 'A' && got <= 'Z' ? static_cast<char>(got - 'A' + 'a') : got);
+        });
+    if (match) {
+      http = true;
+      store.location_.replace(0, scheme.size(), scheme);
+    }
+  }
   if (location.empty()) return Error{"ImageStore", "no image store is configured"};
   if (!http && location.front() != '/') {
     return Error{"ImageStore",

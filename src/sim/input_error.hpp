@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace shareq::sim {
@@ -48,15 +49,35 @@ std::string_view strip_comment(std::string_view line);
 // A decimal integer with an optional leading '-', at most 10^12 in size; nullopt otherwise.
 std::optional<int64_t> signed_decimal(std::string_view text);
 
-// The whole file as text; nullopt when it cannot be read.
-std::optional<std::string> read_text_file(const std::string& path);
+// What a simulator input is, for its size limit and the message that names it.
+struct InputKind {
+  std::string_view name;  // "trace"
+  size_t max_bytes;
+};
+
+// The limits, far above real files and far below what would exhaust memory (a /dev/zero given as
+// a file stops here, not in std::bad_alloc):
+//  - a trace: real sacct and SWF traces of a year are tens of MiB (the largest of the Parallel
+//    Workloads Archive, about 300 MiB uncompressed); the parsed jobs take about as much again;
+//  - a slurm.conf with the files it includes: 100,000 nodes (kMaxSimNodes) on lines of their own
+//    take under 10 MiB; a real one is a few KiB to a few hundred;
+//  - an SWF map: a line per user or group, a few KiB; 4 MiB as shareq.conf's (kMaxConfigFileBytes).
+inline constexpr InputKind kTraceInput{"trace", size_t{1} << 30};
+inline constexpr InputKind kSlurmConfInput{"slurm.conf", size_t{16} << 20};
+inline constexpr InputKind kSwfMapInput{"SWF map", size_t{4} << 20};
+
+// The whole file as text, read in blocks up to kind.max_bytes, or the one error (line 0) that
+// says why not: "cannot read: REASON" (the OS's, e.g. "Is a directory", "Permission denied") or
+// "larger than N MiB (the limit for a KIND)".
+std::variant<std::string, InputError> read_input_file(const std::string& path,
+                                                      const InputKind& kind);
 
 // Reads `path` and parses it with parse(text, path); an unreadable file is one error, line 0.
 template <typename T, typename Parse>
-Parsed<T> load_input(const std::string& path, Parse parse) {
-  const std::optional<std::string> text = read_text_file(path);
-  if (!text) return {std::nullopt, {{path, 0, "", "cannot read the file"}}};
-  return parse(*text, path);
+Parsed<T> load_input(const std::string& path, const InputKind& kind, Parse parse) {
+  auto text = read_input_file(path, kind);
+  if (auto* error = std::get_if<InputError>(&text)) return {std::nullopt, {std::move(*error)}};
+  return parse(std::get<std::string>(text), path);
 }
 
 }  // namespace shareq::sim

@@ -1,7 +1,9 @@
 #include "sim/input_error.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <system_error>
 
 #include "text.hpp"
 
@@ -9,6 +11,10 @@ namespace shareq::sim {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+InputError cannot_read(const std::string& path, int error_number) {
+  return {path, 0, "", "cannot read: " + std::generic_category().message(error_number)};
+}
 
 }  // namespace
 
@@ -53,13 +59,27 @@ std::optional<int64_t> signed_decimal(std::string_view text) {
   return negative ? -static_cast<int64_t>(parsed.value) : static_cast<int64_t>(parsed.value);
 }
 
-std::optional<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return buffer.str();
+std::variant<std::string, InputError> read_input_file(const std::string& path,
+                                                      const InputKind& kind) {
+  std::FILE* stream = std::fopen(path.c_str(), "rb");
+  if (stream == nullptr) return cannot_read(path, errno);
+  std::string text;
+  std::array<char, 65536> block{};
+  size_t got = 0;
+  bool too_large = false;
+  while (!too_large && (got = std::fread(block.data(), 1, block.size(), stream)) > 0) {
+    too_large = got > kind.max_bytes - text.size();
+    if (!too_large) text.append(block.data(), got);
+  }
+  const int failure = !too_large && std::ferror(stream) != 0 ? (errno != 0 ? errno : EIO) : 0;
+  std::fclose(stream);
+  if (too_large) {
+    return InputError{path, 0, "",
+                      "larger than " + std::to_string(kind.max_bytes >> 20) +
+                          " MiB (the limit for a " + std::string(kind.name) + ")"};
+  }
+  if (failure != 0) return cannot_read(path, failure);
+  return text;
 }
 
 }  // namespace shareq::sim

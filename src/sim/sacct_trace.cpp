@@ -1,7 +1,9 @@
 #include "sim/sacct_trace.hpp"
 
 #include <array>
+#include <optional>
 
+#include "result.hpp"
 #include "sim/time_text.hpp"
 #include "text.hpp"
 
@@ -30,30 +32,40 @@ constexpr int kMissing = -1;
 
 using Header = std::array<int, kColumnCount>;  // column -> field index, or kMissing
 
-std::optional<int64_t> tres_gpus(std::string_view tres) {
+// The GPUs of a TRES list: gres/gpu=N, else the sum of gres/gpu:TYPE=N; nullopt when it names
+// none. Error (no field; the caller names the column): a GPU count that is not 0..1000000000.
+// Other items are not read (mem=4G has a unit).
+Result<std::optional<int64_t>> tres_gpus(std::string_view tres) {
   std::optional<int64_t> plain, typed;
   for (std::string_view item : text::split(tres, ',')) {
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) continue;
-    const std::string_view key = item.substr(0, eq);
-    const auto value = text::parse_decimal(item.substr(eq + 1), 1'000'000'000);
-    if (value.status != text::NumberStatus::Ok) continue;
-    if (text::iequals(key, "gres/gpu")) plain = static_cast<int64_t>(value.value);
-    if (key.size() > 9 && text::iequals(key.substr(0, 9), "gres/gpu:")) {
-      typed = typed.value_or(0) + static_cast<int64_t>(value.value);
+    const std::string_view key = item.substr(0, eq), count = item.substr(eq + 1);
+    const bool is_typed = key.size() > 9 && text::iequals(key.substr(0, 9), "gres/gpu:");
+    if (!is_typed && !text::iequals(key, "gres/gpu")) continue;
+    const auto value = text::parse_decimal(count, 1'000'000'000);
+    if (value.status != text::NumberStatus::Ok) {
+      return Error{"", "in " + text::quote(item) + ": " +
+                           text::number_message(count, value, "gres/gpu=N with N 0..1000000000")};
     }
+    const auto n = static_cast<int64_t>(value.value);
+    if (is_typed) typed = typed.value_or(0) + n;
+    if (!is_typed) plain = n;
   }
   return plain ? plain : typed;
 }
 
-std::optional<int> comment_priority(std::string_view comment) {
-  const size_t at = comment.find("priority=");
-  if (at == std::string_view::npos) return std::nullopt;
-  std::string_view value = comment.substr(at + 9);
-  value = value.substr(0, value.find(','));
-  const auto parsed = text::parse_decimal(value, 99);
-  if (parsed.status != text::NumberStatus::Ok) return std::nullopt;
-  return static_cast<int>(parsed.value);
+// The value of shareq's priority=N in an AdminComment ("shareq:share=a,priority=80,..."): the key
+// after the start, a ':' or a ','; nullopt when there is none.
+std::optional<std::string_view> comment_priority(std::string_view comment) {
+  constexpr std::string_view kKey = "priority=";
+  for (size_t at = comment.find(kKey); at != std::string_view::npos;
+       at = comment.find(kKey, at + 1)) {
+    if (at > 0 && comment[at - 1] != ',' && comment[at - 1] != ':') continue;
+    const std::string_view value = comment.substr(at + kKey.size());
+    return value.substr(0, value.find(','));
+  }
+  return std::nullopt;
 }
 
 class Reader {
@@ -137,10 +149,11 @@ class Reader {
     TraceJob job;
     job.id = std::string(id);
     job.line = line_;
-    if (!share_and_partitions(job) || !times(job) || !resources(job)) return;
+    if (!share_and_partitions(job) || !times(job)) return;
     if (job.run_s <= 0) return trace_.skip("never ran");
+    if (!gpus(job)) return;
     if (job.gpus <= 0) return trace_.skip("no GPUs");
-    if (header_[kAdminComment] != kMissing) job.priority = comment_priority(field(kAdminComment));
+    if (!nodes(job) || !priority(job)) return;
     trace_.jobs.push_back(std::move(job));
   }
 
@@ -172,21 +185,47 @@ class Reader {
     const auto start = parse_timestamp(field(kStart)), end = parse_timestamp(field(kEnd));
     if (!start) return fail("Start", bad_time(field(kStart)));
     if (!end) return fail("End", bad_time(field(kEnd)));
+    if (*end < *start) {
+      return fail("End", text::quote(field(kEnd)) + " is before Start " +
+                             text::quote(field(kStart)) + "; allowed: Start or later");
+    }
     job.run_s = *end - *start;
     return true;
   }
 
-  bool resources(TraceJob& job) {
+  // AllocTRES's GPUs, else ReqTRES's (either may name none: 0).
+  bool gpus(TraceJob& job) {
     std::optional<int64_t> gpus;
-    if (header_[kAllocTres] != kMissing) gpus = tres_gpus(field(kAllocTres));
-    if (!gpus && header_[kReqTres] != kMissing) gpus = tres_gpus(field(kReqTres));
+    for (Column c : {kAllocTres, kReqTres}) {
+      if (gpus || header_[c] == kMissing) continue;
+      const auto parsed = tres_gpus(field(c));
+      if (!parsed) return fail(std::string(kColumnNames[c]), parsed.error().message);
+      gpus = parsed.value();
+    }
     job.gpus = gpus.value_or(0);
-    if (header_[kNNodes] == kMissing || field(kNNodes).empty()) return true;
-    const auto nodes = text::parse_decimal(field(kNNodes), 1'000'000);
-    if (nodes.status != text::NumberStatus::Ok) {
-      return fail("NNodes", text::number_message(field(kNNodes), nodes, "1..1000000"));
+    return true;
+  }
+
+  bool nodes(TraceJob& job) {
+    const std::string_view value = field(kNNodes);
+    if (value.empty()) return true;  // no column, or no value: as few nodes as hold the GPUs
+    const auto nodes = text::parse_decimal(value, 1'000'000);
+    if (nodes.status != text::NumberStatus::Ok || nodes.value == 0) {
+      return fail("NNodes", text::number_message(value, nodes, "1..1000000"));
     }
     job.nodes = static_cast<int64_t>(nodes.value);
+    return true;
+  }
+
+  // AdminComment's priority=N (--share-priority); none without one.
+  bool priority(TraceJob& job) {
+    const auto value = comment_priority(field(kAdminComment));
+    if (!value) return true;
+    const auto parsed = text::parse_decimal(*value, 99);
+    if (parsed.status != text::NumberStatus::Ok) {
+      return fail("AdminComment priority", text::number_message(*value, parsed, "0..99"));
+    }
+    job.priority = static_cast<int>(parsed.value);
     return true;
   }
 

@@ -12,7 +12,10 @@
 //   optional  NNodes (default: as few nodes as hold the GPUs), State, AdminComment (shareq's
 //             "shareq:share=...,priority=N,..." gives the job's --share-priority)
 // Rows skipped and counted: job steps (JobID with a '.'), jobs that never ran (Start
-// "Unknown"/"None", State PENDING, Elapsed 0), jobs with no GPUs.
+// "Unknown"/"None", State PENDING, Elapsed 0), jobs with no GPUs (no gpu entry, or 0).
+// Errors, naming the line, the field and what is allowed: a GPU count in AllocTRES/ReqTRES that
+// is not 0..1000000000, NNodes not 1..1000000, an End before Start, an AdminComment priority=N
+// not 0..99; a row skipped as never ran is not read further.
 #pragma once
 
 #include <string>

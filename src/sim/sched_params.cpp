@@ -45,7 +45,32 @@ Result<int64_t> parse_value(const Param& p, std::string_view value) {
   return Error{field, text::number_message(value, n, p.allowed)};
 }
 
+const Param* find_param(std::string_view key) {
+  for (const Param& p : kParams) {
+    if (text::iequals(key, p.key)) return &p;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+Result<bool> check_modelled_parameters(std::string_view list) {
+  for (std::string_view item : text::split(list, ',')) {
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq != std::string_view::npos && find_param(item.substr(0, eq)) != nullptr) continue;
+    std::vector<std::string> keys;
+    for (const Param& p : kParams) keys.emplace_back(p.key);
+    return Error{"SchedulerParameters", text::quote(item) +
+                                            " is not a parameter the simulator models; allowed: " +
+                                            text::join(keys) + " (KEY=VALUE)"};
+  }
+  return true;
+}
+
+Result<int64_t> parse_scheduler_parameter(std::string_view key, std::string_view value) {
+  return parse_value(*find_param(key), value);
+}
 
 Result<bool> apply_scheduler_parameters(std::string_view list, SchedulerParams& params) {
   std::vector<std::string_view> seen;  // Slurm reads a key's first occurrence

@@ -37,9 +37,17 @@ struct SchedulerParams {              // Slurm 22.05's defaults
   [[nodiscard]] bool backfill_passes() const { return backfill && bf_interval_s > 0; }
 };
 
-// Sets the parameters a comma-separated SchedulerParameters value names (other keys ignored).
-// Error: the parameter and what is allowed.
+// Sets the parameters a comma-separated SchedulerParameters value names (other keys ignored, as
+// Slurm ignores them in slurm.conf). Error: the parameter and what is allowed.
 Result<bool> apply_scheduler_parameters(std::string_view list, SchedulerParams& params);
+
+// Error for the first item of the list that is not KEY=VALUE with a key the simulator reads
+// (--sched-params: a misspelt key would else be ignored in silence), naming the allowed keys.
+Result<bool> check_modelled_parameters(std::string_view list);
+
+// One parameter's value ("sched_interval", "0"), in Slurm's range for it. Error: the parameter
+// and what is allowed. Precondition: key is one the simulator reads.
+Result<int64_t> parse_scheduler_parameter(std::string_view key, std::string_view value);
 
 // SchedulerType: sched/backfill or sched/builtin.
 Result<bool> apply_scheduler_type(std::string_view type, SchedulerParams& params);

@@ -1,7 +1,8 @@
 #include "sim/slurm_conf.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <unordered_map>
 
 #include "sim/hostlist.hpp"
@@ -55,19 +56,52 @@ Result<int64_t> parse_gres_gpus(std::string_view gres) {
   return total;
 }
 
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "16 MiB", or bytes under 1 MiB (the fuzzer's small limits).
+std::string size_text(size_t bytes) {
+  return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB"
+                                    : std::to_string(bytes) + " bytes";
+}
+
+// The same file, however its name is spelled ("a/./b" and "a/b"); symlinks are not followed.
+bool same_file(const std::string& a, const std::string& b) {
+  return std::filesystem::path(a).lexically_normal() == std::filesystem::path(b).lexically_normal();
+}
+
 class Reader {
  public:
-  Reader(std::string_view file, const SlurmConfLimits& limits) : file_(file), limits_(limits) {}
+  Reader(std::string_view top_file, const SlurmConfLimits& limits,
+         const IncludeReader& read_include)
+      : top_file_(top_file), limits_(limits), read_include_(read_include) {}
+
+  // One file's lines, in place of the Include line that names it (the top file: none). `path`
+  // names it in errors and is where its relative Includes start from.
+  void file(std::string_view text, const std::string& path) {
+    bytes_ += text.size();
+    files_.push_back(path);
+    int number = 0;
+    for (std::string_view line : split_lines(text)) this->line(line, ++number);
+    files_.pop_back();
+  }
 
   void line(std::string_view text, int number) {
-    const auto kvs = key_values(strip_comment(text));
+    const std::string_view content = strip_comment(text);
+    const auto words = split_words(content);
+    if (!words.empty() && text::iequals(words[0], "Include")) return include(words, number);
+    const auto kvs = key_values(content);
     if (kvs.empty()) return;
+    if (text::iequals(kvs[0].key, "ClusterName")) cluster_name_ = lower(kvs[0].value);
     if (text::iequals(kvs[0].key, "NodeName")) node_line(kvs, number);
     if (text::iequals(kvs[0].key, "PartitionName")) partition_line(kvs, number);
     if (text::iequals(kvs[0].key, "SchedulerType"))
-      scheduler_type_ = {std::string(kvs[0].value), number};
+      scheduler_type_ = {std::string(kvs[0].value), files_.back(), number};
     if (text::iequals(kvs[0].key, "SchedulerParameters"))
-      scheduler_params_ = {std::string(kvs[0].value), number};
+      scheduler_params_ = {std::string(kvs[0].value), files_.back(), number};
     if (text::iequals(kvs[0].key, "PriorityCalcPeriod"))
       duration(kvs[0], number, cluster_.priority_calc_period_s);
     if (text::iequals(kvs[0].key, "PriorityDecayHalfLife"))
@@ -77,6 +111,11 @@ class Reader {
 
   Parsed<SlurmCluster> finish() {
     scheduler();
+    if (errors_.empty() && cluster_.nodes.empty()) {
+      error_in(top_file_, 0, "NodeName",
+               "slurm.conf defines no NodeName lines; the simulator needs the nodes "
+               "(NodeName=LIST Gres=gpu:N), in the file or a file it Includes");
+    }
     Parsed<SlurmCluster> out;
     out.errors = std::move(errors_);
     if (out.errors.empty()) out.value = std::move(cluster_);
@@ -84,10 +123,82 @@ class Reader {
   }
 
  private:
-  void error(int line, std::string field, std::string message) {
+  void error_in(const std::string& file, int line, std::string field, std::string message) {
     if (errors_.size() < kMaxInputErrors) {
-      errors_.push_back({std::string(file_), line, std::move(field), std::move(message)});
+      errors_.push_back({file, line, std::move(field), std::move(message)});
     }
+  }
+  void error(int line, std::string field, std::string message) {
+    error_in(files_.back(), line, std::move(field), std::move(message));
+  }
+
+  // Include PATH: the file's lines here, as Slurm reads them (slurm_conf.hpp).
+  void include(const std::vector<std::string_view>& words, int number) {
+    if (words.size() != 2) {
+      return error(number, "Include",
+                   words.size() < 2 ? "needs a file; allowed: Include PATH"
+                                    : "takes one file, " + text::quote(words[2]) +
+                                          " follows it; allowed: Include PATH");
+    }
+    const auto path = include_path(words[1], number);
+    if (!path || !may_include(*path, number)) return;
+    auto text = read_include_(*path);
+    if (const auto* failed = std::get_if<InputError>(&text)) {
+      return error(number, "Include", failed->to_string());
+    }
+    const std::string& body = std::get<std::string>(text);
+    if (body.size() > limits_.bytes - std::min(bytes_, limits_.bytes)) {
+      return error(number, "Include",
+                   "with " + text::quote(*path) + " the slurm.conf and its included files are " +
+                       "larger than " + size_text(limits_.bytes) +
+                       " in all (the limit for a slurm.conf)");
+    }
+    file(body, *path);
+  }
+
+  // PATH with "%c" replaced by the ClusterName, relative to the including file's directory.
+  std::optional<std::string> include_path(std::string_view name, int number) {
+    std::string path;
+    for (size_t i = 0; i < name.size(); ++i) {
+      if (name.substr(i, 2) != "%c") {
+        path += name[i];
+        continue;
+      }
+      if (cluster_name_.empty()) {
+        error(number, "Include",
+              text::quote(name) + ": %c is the ClusterName, and no ClusterName line comes first");
+        return std::nullopt;
+      }
+      path += cluster_name_;
+      ++i;
+    }
+    if (path.front() == '/') return path;
+    const std::string& including = files_.back();
+    const size_t slash = including.rfind('/');
+    return slash == std::string::npos ? path : including.substr(0, slash + 1) + path;
+  }
+
+  // False, with the error, for an Include too deep, in a cycle, or that cannot be read here.
+  bool may_include(const std::string& path, int number) {
+    if (files_.size() > limits_.include_depth) {
+      const std::string most = std::to_string(limits_.include_depth);
+      error(number, "Include",
+            text::quote(path) + " would be included " + std::to_string(files_.size()) +
+                " deep; allowed: Include nested at most " + most + " deep");
+      return false;
+    }
+    for (const auto& open : files_) {
+      if (!same_file(open, path)) continue;
+      error(number, "Include",
+            text::quote(path) + " is already being read (" + text::join(files_, " includes ") +
+                "): an Include cycle");
+      return false;
+    }
+    if (!read_include_) {
+      error(number, "Include", text::quote(path) + ": no file is read here");
+      return false;
+    }
+    return true;
   }
 
   // A duration key (PriorityCalcPeriod, PriorityDecayHalfLife) into `seconds`; the last line
@@ -130,11 +241,15 @@ class Reader {
     auto& params = cluster_.scheduler;
     if (scheduler_type_.line > 0) {
       auto set = apply_scheduler_type(scheduler_type_.value, params);
-      if (!set) error(scheduler_type_.line, set.error().field, set.error().message);
+      if (!set)
+        error_in(scheduler_type_.file, scheduler_type_.line, set.error().field,
+                 set.error().message);
     }
     if (scheduler_params_.line > 0) {
       auto set = apply_scheduler_parameters(scheduler_params_.value, params);
-      if (!set) error(scheduler_params_.line, set.error().field, set.error().message);
+      if (!set)
+        error_in(scheduler_params_.file, scheduler_params_.line, set.error().field,
+                 set.error().message);
     }
   }
 
@@ -203,6 +318,7 @@ class Reader {
       return false;
     }
     if (!room_in_partitions(names.value().size(), number)) return false;
+    std::vector<bool> listed(cluster_.nodes.size());  // a node listed twice is one (Slurm's bitmap)
     for (const auto& name : names.value()) {
       const auto found = node_index_.find(name);
       if (found == node_index_.end()) {
@@ -210,6 +326,8 @@ class Reader {
               "node " + text::quote(name) + " is not defined by a NodeName line before this one");
         return false;
       }
+      if (listed[found->second]) continue;
+      listed[found->second] = true;
       partition.nodes.push_back(found->second);
     }
     return true;
@@ -228,8 +346,12 @@ class Reader {
     return false;
   }
 
-  std::string_view file_;
+  std::string top_file_;
   SlurmConfLimits limits_;
+  const IncludeReader& read_include_;
+  std::vector<std::string> files_;  // the file being read, and the files including it
+  size_t bytes_ = 0;                // of every file read
+  std::string cluster_name_;        // the last ClusterName so far, in lower case (Include's %c)
   SlurmCluster cluster_;
   std::vector<InputError> errors_;
   std::unordered_map<std::string, int> node_index_;
@@ -239,7 +361,7 @@ class Reader {
   bool too_many_nodes_ = false;
   bool too_many_partition_nodes_ = false;
   struct Line {
-    std::string value;
+    std::string value, file;
     int line = 0;
   };
   Line scheduler_type_, scheduler_params_;
@@ -255,17 +377,21 @@ const SimPartition* SlurmCluster::find_partition(std::string_view name) const {
 }
 
 Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file,
-                                      const SlurmConfLimits& limits) {
-  Reader reader(file, limits);
-  int number = 0;
-  for (std::string_view line : split_lines(text)) reader.line(line, ++number);
+                                      const SlurmConfLimits& limits,
+                                      const IncludeReader& read_include) {
+  Reader reader(file, limits, read_include);
+  reader.file(text, std::string(file));
   return reader.finish();
 }
 
 Parsed<SlurmCluster> load_slurm_conf(const std::string& path) {
-  return load_input<SlurmCluster>(path, [](std::string_view text, std::string_view file) {
-    return parse_slurm_conf(text, file);
-  });
+  const IncludeReader from_disk = [](const std::string& included) {
+    return read_input_file(included, kSlurmConfInput);
+  };
+  return load_input<SlurmCluster>(path, kSlurmConfInput,
+                                  [&](std::string_view text, std::string_view file) {
+                                    return parse_slurm_conf(text, file, {}, from_disk);
+                                  });
 }
 
 }  // namespace shareq::sim

@@ -7,11 +7,18 @@
 // PriorityCalcPeriod and PriorityDecayHalfLife (the last line of each), and AuthInfo's
 // cred_expire (the last line; a requeued job's BeginTime follows from it). GPUs are the
 // sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)" socket suffix is allowed).
-// Every other line and key is ignored, as the simulator needs none.
-// Keys are case-insensitive, '#' starts a comment.
+// Include PATH reads another file in place of the line, as Slurm's s_p_parse_file does
+// (parse_config.c, _parse_include_directive): a relative PATH is relative to the directory of the
+// file that includes it (the current directory when that file's name has no '/'), "%c" in PATH
+// is the ClusterName set so far in lower case, no glob is expanded, an empty file is allowed;
+// unlike Slurm, includes nest at most SlurmConfLimits::include_depth deep and a file that
+// includes itself, directly or not, is an error. Errors in an included file name it and its line.
+// Every other line and key is ignored, as the simulator needs none. A slurm.conf that defines no
+// node is an error. Keys are case-insensitive, '#' starts a comment.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,17 +67,26 @@ struct SlurmConfLimits {
   size_t hostlist_names = kMaxHostlistNames;  // one NodeName= or Nodes= list
   size_t nodes = kMaxSimNodes;
   size_t partition_nodes = kMaxSimPartitionNodes;
+  size_t include_depth = 8;                  // files included by included files, and so on
+  size_t bytes = kSlurmConfInput.max_bytes;  // the slurm.conf and its included files together
 };
+
+// How an Include's file is read: its text, or the error (line 0) that says why not.
+using IncludeReader = std::function<std::variant<std::string, InputError>(const std::string&)>;
 
 // Errors name the line and the key: a bad node list, a Gres count that is not a number, a node
 // defined twice, a partition naming a node no NodeName line defines, a partition defined twice,
 // more nodes than kMaxSimNodes (or partitions listing more than kMaxSimPartitionNodes), a
-// SchedulerType or a SchedulerParameters value the simulator does not take. Smaller limits
-// exercise the same paths faster (the fuzzer).
+// SchedulerType or a SchedulerParameters value the simulator does not take, an Include whose file
+// cannot be read (or is not given a reader: read_include empty), nests too deep, repeats a file
+// being read or passes limits.bytes, no node at all. Smaller limits exercise the same paths
+// faster (the fuzzer).
 Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view file,
-                                      const SlurmConfLimits& limits = {});
+                                      const SlurmConfLimits& limits = {},
+                                      const IncludeReader& read_include = {});
 
-// Reads a file and parses it; an unreadable file is one error with line 0.
+// Reads a file (kSlurmConfInput's limit) and parses it, reading its Include files from disk; an
+// unreadable file is one error with line 0.
 Parsed<SlurmCluster> load_slurm_conf(const std::string& path);
 
 }  // namespace shareq::sim

@@ -21,6 +21,7 @@ class Reader {
     const auto words = split_words(strip_comment(text));
     if (words.empty()) return;
     const bool is_default = text::iequals(words[0], "Default");
+    default_seen_ = default_seen_ || is_default;
     SwfRule rule;
     rule.target.line = number;
     if (!is_default && !map_key(words[0], rule)) return;
@@ -33,7 +34,7 @@ class Reader {
   }
 
   Parsed<SwfMap> finish() {
-    if (!has_default_)
+    if (!default_seen_)
       error_at(0, "Default", "no Default line; add Default Share=NAME Partition=NAME");
     Parsed<SwfMap> out;
     out.errors = std::move(errors_);
@@ -76,10 +77,9 @@ class Reader {
     }
     const auto id =
         colon == std::string_view::npos ? std::nullopt : signed_decimal(value.substr(colon + 1));
-    if (!id) {
-      error("Map", text::quote(value) +
-                       ": the ID is not an integer; allowed: user:ID, group:ID, "
-                       "queue:ID with ID an integer (-1 and up)");
+    if (!id || *id < -1) {
+      error("Map", text::quote(value) + ": the ID is " + (id ? "below -1" : "not an integer") +
+                       "; allowed: user:ID, group:ID, queue:ID with ID an integer (-1 and up)");
       return false;
     }
     rule.id = *id;
@@ -129,7 +129,8 @@ class Reader {
 
   std::string_view file_;
   int line_ = 0;
-  bool has_default_ = false;
+  bool has_default_ = false;   // a Default line was read
+  bool default_seen_ = false;  // a line starts with Default (said once, even when it is wrong)
   SwfMap map_;
   std::vector<InputError> errors_;
 };
@@ -165,7 +166,7 @@ Parsed<SwfMap> parse_swf_map(std::string_view text, std::string_view file) {
 }
 
 Parsed<SwfMap> load_swf_map(const std::string& path) {
-  return load_input<SwfMap>(path, parse_swf_map);
+  return load_input<SwfMap>(path, kSwfMapInput, parse_swf_map);
 }
 
 }  // namespace shareq::sim

@@ -181,7 +181,37 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown size suffix", "ImageCacheSize=10P", 1, "ImageCacheSize",
                   "\"10P\" is not an integer"},
         ErrorCase{"size overflows", "ImageCacheSize=9999999999T", 1, "ImageCacheSize",
-                  "out of range"}),
+                  "out of range"},
+        // A limit's allowed list is the limit's, in the family's unit.
+        ErrorCase{"borrow limit amount overflows",
+                  kF + "Share=a Family=p4 Quota=node=1 BorrowLimit=node=9223372036854775808", 3,
+                  "BorrowLimit",
+                  "9223372036854775808 is out of range; allowed: UNLIMITED, P% of the quota (P in "
+                  "0..100), or node=N (N in 0..9223372036854775807)"},
+        ErrorCase{"borrow limit amount empty",
+                  kF + "Share=a Family=p4 Quota=node=1 BorrowLimit=node=", 3, "BorrowLimit",
+                  "is empty; allowed: UNLIMITED, P% of the quota (P in 0..100), or node=N (N in"},
+        ErrorCase{"lend limit unknown unit in a gpu family",
+                  kF + "Share=a Family=p5 Quota=gres/gpu=1 LendLimit=cpu=2", 3, "LendLimit",
+                  "unknown unit \"cpu\"; allowed: UNLIMITED, P% of the quota (P in 0..100), or "
+                  "gres/gpu=N (N in"},
+        ErrorCase{"lend limit not a number",
+                  kF + "Share=a Family=p5 Quota=gres/gpu=1 LendLimit=gres/gpu=x", 3, "LendLimit",
+                  "\"x\" is not an integer; allowed: UNLIMITED, P% of the quota (P in 0..100), or "
+                  "gres/gpu=N"},
+        ErrorCase{"quota not a number names the family's unit",
+                  kF + "Share=a Family=p4 Quota=node=x", 3, "Quota",
+                  "\"x\" is not an integer; allowed: node=N, N a non-negative integer (the unit of "
+                  "family p4)"},
+        // Words that are not Key=Value: the space hint only after a Key=Value word.
+        ErrorCase{"section header", "[Family]", 1, "\"[Family]\"",
+                  "\"[Family]\" is not Key=Value; a line is Key=Value words separated by spaces"},
+        ErrorCase{"no key before equals", "=5", 1, "\"\"",
+                  "\"=5\" has no key before \"=\"; a line is Key=Value words"},
+        ErrorCase{"minus zero", "DefaultPriority=-0", 1, "DefaultPriority",
+                  "\"-0\" is not a whole number without a sign; allowed: 0..99"},
+        ErrorCase{"minus zero with a suffix", "MaxKeepAlive=-0m", 1, "MaxKeepAlive",
+                  "\"-0m\" is not a whole number without a sign"}),
     [](const ::testing::TestParamInfo<ErrorCase>& info) {
       std::string name;
       for (char c : info.param.scenario)
@@ -270,13 +300,132 @@ TEST(ConfigParser, QuotaSumIsReportedOncePerFamily) {
   EXPECT_EQ(parsed.errors[0].line, 4);
 }
 
-TEST(ConfigParser, QuotaSumSaturates) {
+TEST(ConfigParser, QuotaSumDoesNotOverflow) {
   const ParseResult parsed = parse_config(
       "Family=f Partitions=f Capacity=node=9223372036854775807\n"
-      "Share=a Family=f Quota=node=9223372036854775807\nShare=b Family=f Quota=node=1\n",
+      "Share=a Family=f Quota=node=9223372036854775807\nShare=b Family=f Quota=node=1\n"
+      "Share=c Family=f Quota=node=9223372036854775807\n",
       "f");
   ASSERT_EQ(parsed.errors.size(), 1u) << all_errors(parsed);
-  EXPECT_NE(parsed.errors[0].message.find("sum to 9223372036854775807"), std::string::npos);
+  EXPECT_EQ(parsed.errors[0].to_string(),
+            "f:3: Quota: quotas of family f sum to 9223372036854775808, over its "
+            "Capacity=node=9223372036854775807; the quotas of a family must fit in its capacity");
+  // The largest sum there can be at the crossing: capacity plus the largest quota.
+  const ParseResult huge = parse_config(
+      "Family=f Partitions=f Capacity=node=9223372036854775807\n"
+      "Share=a Family=f Quota=node=9223372036854775807\n"
+      "Share=b Family=f Quota=node=9223372036854775807\n",
+      "f");
+  ASSERT_EQ(huge.errors.size(), 1u) << all_errors(huge);
+  EXPECT_NE(huge.errors[0].message.find("sum to 18446744073709551614, over"), std::string::npos)
+      << huge.errors[0].message;
+}
+
+// One error on a Family line hides no error of its Share lines, and causes none.
+TEST(ConfigParser, FamilyErrorsHideNoShareErrors) {
+  const ParseResult parsed = parse_config(
+      "Family=p4 Partitions=p4 Capacity=node=abc\n"
+      "Share=a Family=p4 Quota=node=xyz BorrowLimit=lots LendLimit=200%\n"
+      "Share=A Family=p4 Quota=node=1\n"
+      "Share=b Family=p4 Quota=node=1 BorrowLimit=node=2\n",
+      "f");
+  EXPECT_EQ(all_errors(parsed),
+            "f:1: Capacity: \"abc\" is not an integer; allowed: node=N or gres/gpu=N, N a "
+            "non-negative integer\n"
+            "f:2: Quota: \"xyz\" is not an integer; allowed: node=N or gres/gpu=N, N a "
+            "non-negative integer, in the family's unit\n"
+            "f:2: BorrowLimit: \"lots\" is not a limit; allowed: UNLIMITED, P% of the quota (P in "
+            "0..100), or node=N or gres/gpu=N, in the family's unit (N in "
+            "0..9223372036854775807)\n"
+            "f:2: LendLimit: 200% is out of range; allowed: UNLIMITED, P% of the quota (P in "
+            "0..100), or node=N or gres/gpu=N, in the family's unit (N in "
+            "0..9223372036854775807)\n"
+            "f:3: Share: duplicate Share=A in family p4 (first on line 2); share names ignore "
+            "case, one Share line per share and family\n");
+}
+
+TEST(ConfigParser, FamilyWithOtherErrorsStillHasItsUnitForItsShares) {
+  const ParseResult parsed = parse_config(
+      "Family=p5 Partitions=p5,p5 Capacity=gres/gpu=8\n"
+      "Share=a Family=p5 Quota=node=1 LendLimit=node=1\n"
+      "Share=b Family=p5 Quota=gres/gpu=99 BorrowLimit=gres/gpu=2\n"
+      "Family=bad/name Partitions=x Capacity=node=1\n"
+      "Share=c Family=bad/name Quota=node=1\n",
+      "f");
+  const std::string errors = all_errors(parsed);
+  ASSERT_EQ(parsed.errors.size(), 4u) << errors;
+  EXPECT_EQ(parsed.errors[0].key, "Partitions");
+  EXPECT_EQ(parsed.errors[1].to_string().rfind(
+                "f:2: Quota: \"node=1\" is in node but family p5 counts gres/gpu", 0),
+            0u)
+      << errors;
+  EXPECT_EQ(parsed.errors[2].to_string().rfind(
+                "f:2: LendLimit: \"node=1\" is in node but the family counts gres/gpu", 0),
+            0u)
+      << errors;
+  // No quota sum against a capacity that is not in force, no "no family" for a bad name.
+  EXPECT_EQ(parsed.errors[3].key, "Family") << errors;
+  EXPECT_EQ(parsed.errors[3].line, 4) << errors;
+}
+
+TEST(ConfigParser, ShareLineErrorsAreAllReportedWithoutFamilyOrQuota) {
+  const ParseResult parsed =
+      parse_config(kFamilies + "Share=a Quota=node=x LendLimit=101%\nShare=b/c Family=p4\n", "f");
+  const std::string errors = all_errors(parsed);
+  EXPECT_NE(errors.find("f:3: Family: missing"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("f:3: Quota: \"x\" is not an integer"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("f:3: LendLimit: 101% is out of range"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("f:4: Share: \"b/c\" contains \"/\""), std::string::npos) << errors;
+  EXPECT_NE(errors.find("f:4: Quota: missing"), std::string::npos) << errors;
+  EXPECT_EQ(parsed.errors.size(), 5u) << errors;
+}
+
+TEST(ConfigParser, LongKeysAreCutLikeValues) {
+  const ParseResult parsed = parse_config(std::string(100000, 'K') + "=1\n", "f");
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].key, "\"" + std::string(64, 'K') + "...\"");
+  EXPECT_LT(parsed.errors[0].to_string().size(), 500u);  // the key list is most of it
+  // A key of 64 characters is shown as written.
+  EXPECT_EQ(parse_config(std::string(64, 'K') + "=1", "f").errors[0].key, std::string(64, 'K'));
+}
+
+TEST(ConfigParser, LeadingUtf8ByteOrderMarkIsSkipped) {
+  const Config config = must_parse("\xEF\xBB\xBF" + kFamilies + "DefaultPriority=7\n");
+  EXPECT_EQ(config.families.size(), 2u);
+  EXPECT_EQ(config.default_priority, 7);
+  // Only at the start of the file.
+  EXPECT_FALSE(parse_config("DefaultPriority=7\n\xEF\xBB\xBF"
+                            "Bogus=1\n",
+                            "f")
+                   .config);
+}
+
+TEST(ConfigParser, OldMacLineEndsAreLineEnds) {
+  const ParseResult parsed =
+      parse_config("Family=p4 Partitions=p4 Capacity=node=4\rDefaultPriority=7\rBogus=1\r", "f");
+  ASSERT_EQ(parsed.errors.size(), 1u) << all_errors(parsed);
+  EXPECT_EQ(parsed.errors[0].line, 3);
+  const Config config = must_parse("Family=p4 Partitions=p4 Capacity=node=4\rDefaultPriority=7\r");
+  EXPECT_EQ(config.default_priority, 7);
+  // "\r\n" is one line end.
+  EXPECT_EQ(parse_config("DefaultPriority=7\r\n\r\nBogus=1\r\n", "f").errors[0].line, 3);
+}
+
+TEST(ConfigParser, SpaceHintOnlyWhereAValueMayHaveHadASpace) {
+  const ParseResult inside = parse_config("ImageStore=/srv/my images\n", "f");
+  ASSERT_EQ(inside.errors.size(), 1u) << all_errors(inside);
+  EXPECT_EQ(inside.errors[0].to_string(),
+            "f:1: images: \"images\" is not Key=Value; values cannot contain spaces");
+  const ParseResult alone = parse_config("[Family]\n", "f");
+  ASSERT_EQ(alone.errors.size(), 1u);
+  EXPECT_EQ(alone.errors[0].message.find("values cannot contain spaces"), std::string::npos);
+}
+
+TEST(ConfigParser, NonRegularFileIsRefusedBeforeAnyRead) {
+  const ParseResult parsed = load_config_file("/");
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].to_string(),
+            "/: not a regular file; allowed: a regular file (or a symbolic link to one)");
 }
 
 TEST(ConfigParser, ErrorFormat) {
@@ -342,6 +491,12 @@ INSTANTIATE_TEST_SUITE_P(
                       SettingCase{"ReclaimMinRuntime=0", reclaim, 0},
                       SettingCase{"ReclaimAfter=0", reclaim_after, 0},
                       SettingCase{"ReclaimAfter=150", reclaim_after, 150}));
+
+TEST(ConfigParser, ImageStoreSchemeIgnoresCase) {
+  EXPECT_EQ(must_parse("ImageStore=HTTP://host/x\n").image_store, "http://host/x");
+  EXPECT_EQ(must_parse("ImageStore=hTTpS://Host/X\n").image_store, "https://Host/X");
+  EXPECT_FALSE(parse_config("ImageStore=HTTP://\n", "f").config);
+}
 
 TEST(ConfigParser, StringSettings) {
   const Config config = must_parse(

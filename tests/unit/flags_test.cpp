@@ -59,7 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "--share-priority: \" 5\" is not an integer" + kPriorityAllowed, false},
         FlagCase{"suffix", "5x", "--share-priority: \"5x\" is not an integer" + kPriorityAllowed,
                  false},
-        FlagCase{"plus sign", "+5", "--share-priority: \"+5\" is not an integer" + kPriorityAllowed,
+        FlagCase{"plus sign", "+5",
+                 "--share-priority: \"+5\" is not a whole number without a sign" + kPriorityAllowed,
                  false},
         FlagCase{"word", "abc", "--share-priority: \"abc\" is not an integer" + kPriorityAllowed,
                  false},
@@ -139,6 +140,17 @@ INSTANTIATE_TEST_SUITE_P(
             "other algorithm", "a@md5:abc",
             "--image: \"a@md5:abc\" has a digest that does not start with \"sha256:\"" + kImageRule,
             false},
+        FlagCase{"upper-case algorithm is named", "a@SHA256:" + kDigest,
+                 "--image: \"a@SHA256:" + kDigest.substr(0, 55) +
+                     "...\" has a digest algorithm \"SHA256\"; the digest algorithm must be "
+                     "lower case \"sha256\" (OCI image spec)" +
+                     kImageRule,
+                 false},
+        FlagCase{"mixed-case algorithm is named", "a@Sha256:abc",
+                 "--image: \"a@Sha256:abc\" has a digest algorithm \"Sha256\"; the digest "
+                 "algorithm must be lower case \"sha256\" (OCI image spec)" +
+                     kImageRule,
+                 false},
         FlagCase{"two at signs", "a@sha256:" + kDigest + "@x", "", false},
         FlagCase{"empty digest", "a@", "", false}),
     case_name);
@@ -167,6 +179,10 @@ INSTANTIATE_TEST_SUITE_P(
         FlagCase{"one above", "3601",
                  "--keep-alive: 3601 is above MaxKeepAlive=3600" + kKeepAllowed, false},
         FlagCase{"negative", "-1", "--keep-alive: \"-1\" is negative" + kKeepAllowed, false},
+        FlagCase{"minus zero is no negative number", "-0",
+                 "--keep-alive: \"-0\" is not a whole number without a sign" + kKeepAllowed, false},
+        FlagCase{"plus zero", "+0",
+                 "--keep-alive: \"+0\" is not a whole number without a sign" + kKeepAllowed, false},
         FlagCase{"suffix", "15m", "--keep-alive: \"15m\" is not an integer" + kKeepAllowed, false},
         FlagCase{"empty", "", "--keep-alive: is empty" + kKeepAllowed, false},
         FlagCase{"huge", "99999999999999999999",

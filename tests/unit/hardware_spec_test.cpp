@@ -24,8 +24,9 @@ TEST(HardwareSpecParse, AllThreeKeysInAnyOrderAndCase) {
   EXPECT_EQ(format_hardware_spec(parsed.value()), "gpus=8,numa=2,cores=96");
 }
 
-TEST(HardwareSpecParse, EachKeyIsOptionalAndZeroIsAllowed) {
+TEST(HardwareSpecParse, EachKeyIsOptionalAndZeroGpusIsAllowed) {
   EXPECT_EQ(parse_hardware_spec("gpus=0").value(), spec(0, std::nullopt, std::nullopt));
+  EXPECT_EQ(parse_hardware_spec("cores=1").value(), spec(std::nullopt, std::nullopt, 1));
   EXPECT_EQ(parse_hardware_spec("numa=1").value(), spec(std::nullopt, 1, std::nullopt));
   EXPECT_EQ(parse_hardware_spec("cores=1000000").value(),
             spec(std::nullopt, std::nullopt, 1000000));
@@ -62,7 +63,17 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"negative", "cores=-1", "cores: \"-1\" is negative"},
                       BadValue{"not a number", "gpus=eight", "gpus: \"eight\" is not an integer"},
                       BadValue{"too large", "cores=1000001", "cores: 1000001 is out of range"},
-                      BadValue{"unit suffix", "gpus=8G", "is not an integer"}),
+                      BadValue{"unit suffix", "gpus=8G", "is not an integer"},
+                      // Every node has a NUMA node and a core: 0 would fail every node.
+                      BadValue{"no NUMA node", "numa=0",
+                               "numa: 0 is out of range (every node has at least one NUMA node); "
+                               "allowed: an integer 1..1000000"},
+                      BadValue{"no core", "gpus=8,cores=0",
+                               "cores: 0 is out of range (every node has at least one core); "
+                               "allowed: an integer 1..1000000"},
+                      BadValue{"zero written long", "cores=000", "cores: 000 is out of range"},
+                      BadValue{"minus zero", "numa=-0",
+                               "numa: \"-0\" is not a whole number without a sign"}),
     [](const auto& info) {
       std::string name = info.param.scenario;
       for (char& ch : name) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
@@ -107,7 +118,16 @@ TEST(HardwareConfig, BadValueNamesFileLineKeyAndAllowedValues) {
   ASSERT_EQ(errors.size(), 1U);
   EXPECT_EQ(errors[0],
             "shareq.conf:2: Hardware: gpus given twice; allowed: a comma-separated list of "
-            "gpus=N, numa=N, cores=N (each optional, each once, N an integer 0..1000000)");
+            "gpus=N, numa=N, cores=N (each optional, each once; gpus 0..1000000, numa and cores "
+            "1..1000000)");
+}
+
+TEST(HardwareConfig, ZeroNumaOrCoresIsRefusedByCheckConfig) {
+  const std::vector<std::string> errors =
+      errors_of("Family=p5 Partitions=p5 Capacity=node=1 Hardware=numa=0,cores=0\n");
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_EQ(errors[0].rfind("shareq.conf:1: Hardware: numa: 0 is out of range", 0), 0U)
+      << errors[0];
 }
 
 TEST(HardwareConfig, EmptyTwiceAndMisplacedHardware) {

@@ -1,5 +1,6 @@
 // Runs the built shareq binary (SHAREQ_BIN) on good and bad files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -43,11 +44,13 @@ class ShareqTool : public ::testing::Test {
     return path;
   }
 
-  // Runs `ENV shareq ARGS` through the shell; ARGS and ENV are trusted test strings.
-  Outcome run(const std::string& args, const std::string& env = "") {
-    const std::string command = "env -u SHAREQ_CONF -u SLURM_CONF " + env + " '" SHAREQ_BIN "' " +
-                                args + " >'" + (dir_ / "out").string() + "' 2>'" +
-                                (dir_ / "err").string() + "'";
+  // Runs `ENV [WRAPPER] shareq ARGS` through the shell; ARGS, ENV and WRAPPER are trusted test
+  // strings.
+  Outcome run(const std::string& args, const std::string& env = "",
+              const std::string& wrapper = "") {
+    const std::string command = "env -u SHAREQ_CONF -u SLURM_CONF " + env + " " + wrapper +
+                                " '" SHAREQ_BIN "' " + args + " >'" + (dir_ / "out").string() +
+                                "' 2>'" + (dir_ / "err").string() + "'";
     const int status = std::system(command.c_str());
     Outcome result;
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -116,13 +119,75 @@ TEST_F(ShareqTool, DefaultFileBesideSlurmConf) {
 
 TEST_F(ShareqTool, UsageErrorsExitTwo) {
   for (const char* args : {"", "help", "--help", "frobnicate", "check-config a b",
-                           "check-config --bogus", "version extra"}) {
+                           "check-config --bogus", "check-config a --bogus", "version extra"}) {
     const Outcome r = run(args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_NE(r.err.find("usage: shareq"), std::string::npos) << args << ": " << r.err;
     EXPECT_EQ(r.out, "") << args;
   }
   EXPECT_NE(run("frobnicate").err.find("unknown command \"frobnicate\""), std::string::npos);
+}
+
+TEST_F(ShareqTool, CheckConfigSaysWhatIsWrongWithItsCommandLine) {
+  const Outcome bogus = run("check-config --bogus");
+  EXPECT_EQ(bogus.err,
+            "shareq: check-config: unknown option \"--bogus\"; allowed: --accounts, --help\n"
+            "usage: shareq check-config [--accounts] [FILE|-]\n");
+  const Outcome two = run("check-config a b");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("shareq: check-config: one FILE at most, got 2\n"), std::string::npos)
+      << two.err;
+  const Outcome help = run("check-config --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.rfind("usage: shareq check-config [--accounts] [FILE|-]\n", 0), 0u)
+      << help.out;
+  EXPECT_EQ(help.err, "");
+}
+
+TEST_F(ShareqTool, CheckConfigTakesAccountsAfterTheFile) {
+  // A file with an error, so that slurmdbd is never asked: the command line is taken (the file's
+  // error, exit 1), not refused as usage (2).
+  const fs::path conf = write("bad.conf", "DefaultPriority=100\n");
+  const Outcome r = run("check-config " + conf.string() + " --accounts");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find(conf.string() + ":1: DefaultPriority: 100 is out of range"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ShareqTool, CheckConfigReadsStandardInputForDash) {
+  const fs::path conf = write("shareq.conf", "DefaultPriority=14\n");
+  const Outcome good = run("check-config - <" + conf.string());
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find("DefaultPriority=14"), std::string::npos) << good.out;
+  const fs::path bad = write("bad.conf", "DefaultPriority=100\n");
+  const Outcome r = run("check-config - <" + bad.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "-:1: DefaultPriority: 100 is out of range; allowed: 0..99\n"
+            "shareq: check-config: 1 error in standard input\n");
+}
+
+TEST_F(ShareqTool, CheckConfigRefusesAFifoAtOnce) {
+  const fs::path fifo = dir_ / "shareq.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Without a writer, reading would wait forever: `timeout` turns that into exit 124.
+  const Outcome r = run("check-config " + fifo.string(), "", "timeout 10");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, fifo.string() +
+                       ": not a regular file; allowed: a regular file (or a symbolic link to one)\n"
+                       "shareq: check-config: 1 error in " +
+                       fifo.string() + "\n");
+}
+
+TEST_F(ShareqTool, CheckConfigReportsEveryErrorBehindABadFamily) {
+  const fs::path conf = write("bad.conf",
+                              "Family=p4 Partitions=p4 Capacity=node=abc\n"
+                              "Share=a Family=p4 Quota=node=xyz BorrowLimit=lots LendLimit=200%\n"
+                              "Share=A Family=p4 Quota=node=1\n");
+  const Outcome r = run("check-config " + conf.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("5 errors in"), std::string::npos) << r.err;
 }
 
 // The cluster subcommands read shareq.conf before they contact slurmctld, so these run anywhere.
@@ -158,6 +223,26 @@ TEST_F(ShareqTool, ClusterCommandUsageErrors) {
     EXPECT_EQ(r.out, "") << args;
   }
   EXPECT_NE(run("why abc").err.find("JOBID: \"abc\" is not a job id"), std::string::npos);
+}
+
+// A step or several array tasks is a usage error that says what was given, before any file or
+// slurmctld is read.
+TEST_F(ShareqTool, WhySaysWhatAStepOrAnArrayRangeIs) {
+  const Outcome step = run("why 5.batch");
+  EXPECT_EQ(step.exit_code, 2);
+  EXPECT_EQ(step.err.rfind("shareq: why: JOBID: 5.batch is a job step; shareq why takes a job id, "
+                           "e.g. 5\n",
+                           0),
+            0u)
+      << step.err;
+  const Outcome range = run("why 5_[1-3]");
+  EXPECT_EQ(range.exit_code, 2);
+  EXPECT_NE(range.err.find("5_[1-3] names several tasks of job array 5"), std::string::npos)
+      << range.err;
+  // An array task is taken: what fails here is shareq.conf, read next.
+  const Outcome task = run("why 5_1 --config " + (dir_ / "none.conf").string());
+  EXPECT_EQ(task.exit_code, 1) << task.err;
+  EXPECT_NE(task.err.find("none.conf: cannot read"), std::string::npos) << task.err;
 }
 
 // node-check with --family needs no slurmctld: the node's topology comes from HWLOC_XMLFILE.

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <variant>
 
 #include "sim/slurm_conf.hpp"
 #include "sim_command.hpp"
@@ -16,6 +17,12 @@ namespace {
 
 const std::string kData = SHAREQ_SIM_DATA;
 const std::string kTraces = SHAREQ_TRACES_DIR;
+
+// A file's text; empty when it cannot be read.
+std::string file_text(const std::string& path) {
+  auto text = sim::read_input_file(path, sim::kTraceInput);
+  return std::holds_alternative<std::string>(text) ? std::get<std::string>(text) : "";
+}
 
 struct SimRun {
   int code = 0;
@@ -36,7 +43,7 @@ SimRun sim(std::vector<std::string> args) {
   run.code = run_sim(args, out, err);
   run.out = out.str();
   run.err = err.str();
-  run.csv = sim::read_text_file(csv).value_or("");
+  run.csv = file_text(csv);
   return run;
 }
 
@@ -56,7 +63,7 @@ TEST(SimGolden, BorrowerIsReclaimedWhenTheOwnersJobArrives) {
   // defaults: backfill every 30 s, a periodic main pass every 60 s), and the job restarts there.
   const SimRun run = golden("reclaim.sacct");
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(run.csv, sim::read_text_file(kData + "/reclaim.expected.csv").value());
+  EXPECT_EQ(run.csv, file_text(kData + "/reclaim.expected.csv"));
 }
 
 TEST(SimGolden, ARequeuedJobWaitsOutItsBeginTimeOnly) {
@@ -65,7 +72,7 @@ TEST(SimGolden, ARequeuedJobWaitsOutItsBeginTimeOnly) {
   const std::string conf = ::testing::TempDir() + "/sim_golden.credexpire.slurm.conf";
   {
     std::ofstream out(conf);
-    out << sim::read_text_file(kData + "/golden.slurm.conf").value()
+    out << file_text(kData + "/golden.slurm.conf")
         << "AuthInfo=socket=/run/munge/munge.socket.2,cred_expire=10\n";
   }
   const SimRun run = sim({"--slurm-conf", conf, "--config", kData + "/golden.shareq.conf",
@@ -97,7 +104,7 @@ TEST(SimGolden, InSharePriorityOrdersTheQueue) {
   // Three whole-cluster jobs wait behind a running one: priority 90, then 50, then 20.
   const SimRun run = golden("priority.sacct");
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(run.csv, sim::read_text_file(kData + "/priority.expected.csv").value());
+  EXPECT_EQ(run.csv, file_text(kData + "/priority.expected.csv"));
 }
 
 TEST(SimGolden, BorrowersRankByUsageAccruedEveryFiveSeconds) {
@@ -119,7 +126,7 @@ TEST(SimGolden, SubmitDelayHoldsSubmissionsButNotJobEnds) {
   // no SchedulerParameters: Slurm's default batch_sched_delay is 3.
   const SimRun run = golden("delay.sacct", {"--submit-delay", "3"});
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_EQ(run.csv, sim::read_text_file(kData + "/delay.expected.csv").value());
+  EXPECT_EQ(run.csv, file_text(kData + "/delay.expected.csv"));
   EXPECT_EQ(golden("delay.sacct").csv, run.csv);
   const SimRun none = golden("delay.sacct", {"--submit-delay", "0"});
   ASSERT_EQ(none.code, 0) << none.err;
@@ -205,7 +212,7 @@ SimRun stock(const std::string& trace, const std::string& config = "passes.share
               test_csv("stock.")});
 }
 
-std::string stock_csv() { return sim::read_text_file(test_csv("stock.")).value_or(""); }
+std::string stock_csv() { return file_text(test_csv("stock.")); }
 
 TEST(SimGolden, StockBaselineMainPassStopsAtTheFirstJobThatDoesNotFit) {
   // nostop.sacct: job 3 (4 GPUs, a borrower under shareq) fits nowhere at 10. shareq's main pass
@@ -265,6 +272,146 @@ TEST(SimCommand, BadCommandLinesAndInputsSayWhat) {
                           kData + "/golden.shareq.conf", "--trace", kData + "/golden.slurm.conf"});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("header: missing"), std::string::npos) << bad.err;
+}
+
+// A file under the test's temporary directory with `text`; its path.
+std::string temp_file(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/sim_golden." +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() + "." + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::vector<std::string> golden_args(const std::string& trace) {
+  return {"--slurm-conf", kData + "/golden.slurm.conf",
+          "--config",     kData + "/golden.shareq.conf",
+          "--trace",      trace};
+}
+
+// The run with one of golden()'s inputs replaced: "--trace", "/dev/zero".
+SimRun golden_with(const std::string& option, const std::string& path,
+                   std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = golden_args(kData + "/reclaim.sacct");
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == option) args[i + 1] = path;
+  }
+  args.insert(args.end(), extra.begin(), extra.end());
+  return sim(args);
+}
+
+TEST(SimCommand, InputsAreReadWithinTheirSizeLimits) {
+  for (const auto& [option, limit] : std::vector<std::pair<std::string, std::string>>{
+           {"--slurm-conf", "16 MiB (the limit for a slurm.conf)"},
+           {"--config", "4 MiB (the limit for a shareq.conf)"}}) {
+    const SimRun run = golden_with(option, "/dev/zero");
+    EXPECT_EQ(run.code, 1) << option;
+    EXPECT_EQ(run.err, "shareq: sim: /dev/zero: larger than " + limit + "\n");
+  }
+  const SimRun swf = golden_with("--trace", kData + "/reclaim.sacct",
+                                 {"--trace-format", "swf", "--swf-map", "/dev/zero"});
+  EXPECT_EQ(swf.code, 1);
+  EXPECT_EQ(swf.err, "shareq: sim: /dev/zero: larger than 4 MiB (the limit for a SWF map)\n");
+  // A trace's limit is 1 GiB; the same reader with a smaller one.
+  const auto text = sim::read_input_file("/dev/urandom", {"trace", size_t{1} << 20});
+  ASSERT_TRUE(std::holds_alternative<sim::InputError>(text));
+  EXPECT_EQ(std::get<sim::InputError>(text).to_string(),
+            "/dev/urandom: larger than 1 MiB (the limit for a trace)");
+  const auto exact = sim::read_input_file(
+      kData + "/golden.slurm.conf", {"slurm.conf", file_text(kData + "/golden.slurm.conf").size()});
+  EXPECT_TRUE(std::holds_alternative<std::string>(exact));
+}
+
+TEST(SimCommand, ADirectoryOrAnUnwritableCsvSaysTheOsReason) {
+  const std::string dir = ::testing::TempDir();
+  for (const std::string option : {"--slurm-conf", "--config", "--trace"}) {
+    const SimRun run = golden_with(option, dir);
+    EXPECT_EQ(run.code, 1) << option;
+    EXPECT_EQ(run.err, "shareq: sim: " + dir + ": cannot read: Is a directory\n") << option;
+  }
+  const SimRun map =
+      golden_with("--trace", kData + "/reclaim.sacct", {"--trace-format", "swf", "--swf-map", dir});
+  EXPECT_EQ(map.err, "shareq: sim: " + dir + ": cannot read: Is a directory\n");
+  const SimRun missing = golden_with("--trace", "/nonexistent/t.sacct");
+  EXPECT_EQ(missing.err,
+            "shareq: sim: /nonexistent/t.sacct: cannot read: No such file or directory\n");
+  std::vector<std::string> args = golden_args(kData + "/reclaim.sacct");
+  args.insert(args.end(), {"--jobs-csv", "/nonexistent/x.csv"});
+  std::ostringstream out, err;
+  EXPECT_EQ(run_sim(args, out, err), 1);
+  EXPECT_EQ(
+      err.str(),
+      "shareq: sim: --jobs-csv: cannot write /nonexistent/x.csv: No such file or directory\n");
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(SimCommand, SlurmConfIncludeIsFollowedAndNoNodesIsAnError) {
+  const std::string nodes = temp_file("nodes.conf", "NodeName=g[1-2] Gres=gpu:4\n");
+  const std::string name = nodes.substr(nodes.rfind('/') + 1);  // relative to slurm.conf's dir
+  const std::string conf =
+      temp_file("slurm.conf", "Include " + name + "\nPartitionName=gpu Nodes=g[1-2]\n");
+  const SimRun run = golden_with("--slurm-conf", conf);
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.csv, file_text(kData + "/reclaim.expected.csv"));
+  const std::string empty = temp_file("empty.conf", "ClusterName=c\n");
+  const SimRun none = golden_with("--slurm-conf", empty);
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.err.find(empty + ": NodeName: slurm.conf defines no NodeName lines"),
+            std::string::npos)
+      << none.err;
+}
+
+TEST(SimCommand, SchedParamsOnTheCommandLineAreOnlyModelledKeys) {
+  for (const std::string list : {"bogus_key=5", "bf_interval=5,preempt_send_user_signal"}) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_sim(std::vector<std::string>{"--sched-params", list}, out, err), 2);
+    EXPECT_NE(err.str().find("is not a parameter the simulator models; allowed: sched_interval, "
+                             "batch_sched_delay, default_queue_depth, partition_job_depth, "
+                             "bf_interval, bf_max_job_test, bf_min_prio_reserve (KEY=VALUE)"),
+              std::string::npos)
+        << err.str();
+  }
+  // --sched-interval takes what sched_interval= takes, as Slurm does: -1 and 0..86400.
+  for (const char* value : {"0", "-1"}) {
+    EXPECT_EQ(golden("reclaim.sacct", {"--sched-interval", value}).code, 0) << value;
+    EXPECT_EQ(
+        golden("reclaim.sacct", {"--sched-params", std::string("sched_interval=") + value}).code,
+        0);
+  }
+  const SimRun bad = golden("reclaim.sacct", {"--sched-interval", "-2"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--sched-interval: \"-2\" is negative; allowed: -1 (no main pass) or "
+                         "0..86400"),
+            std::string::npos)
+      << bad.err;
+}
+
+TEST(SimCommand, HelpUnknownOptionsAndFlagsWithValues) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_sim(std::vector<std::string>{"--help"}, out, err), 0);
+  EXPECT_EQ(out.str().rfind("usage: shareq sim --slurm-conf FILE", 0), 0u) << out.str();
+  EXPECT_EQ(err.str(), "");
+  for (const auto& [args, expected] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--json", "--bogus"}, "shareq: sim: unknown option \"--bogus\"\n"},
+           {{"--bogus=1"}, "shareq: sim: unknown option \"--bogus\"\n"},
+           {{"--json=yes"}, "shareq: sim: --json takes no value\n"},
+           {{"--trace"}, "shareq: sim: --trace needs a value\n"},
+           {{"trace.sacct"}, "shareq: sim: unexpected \"trace.sacct\"\n"}}) {
+    std::ostringstream o, e;
+    EXPECT_EQ(run_sim(args, o, e), 2);
+    EXPECT_EQ(e.str().rfind(expected, 0), 0u) << e.str();
+  }
+}
+
+TEST(SimCommand, JobsCsvQuotesFieldsAsRfc4180) {
+  const std::string trace =
+      temp_file("sacct",
+                "JobID|Account|Partition|Submit|Elapsed|AllocTRES|NNodes\n"
+                "1,\"2|owner|gpu|2024-01-01T00:00:00|00:01:40|gres/gpu=4|1\n");
+  const SimRun run = sim(golden_args(trace));
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.csv,
+            "id,share,family,submit,start,end,wait,preempted,nodes\n"
+            "\"1,\"\"2\",owner,gpu,0,0,100,0,0,\"g1\"\n");
 }
 
 void real_trace(const std::string& name, const std::string& site) {

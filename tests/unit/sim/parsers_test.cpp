@@ -1,6 +1,8 @@
 // The simulator's input parsers: what they read, and errors that name the line and the field.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sim/hostlist.hpp"
 #include "sim/sacct_trace.hpp"
 #include "sim/slurm_conf.hpp"
@@ -92,6 +94,118 @@ TEST(SlurmConf, NodesAndPartitionListsAreBounded) {
   EXPECT_EQ(parsed.value->nodes.size(), 100'000u);
 }
 
+TEST(SlurmConf, APartitionListingANodeTwiceHasItOnce) {
+  const auto parsed = parse_slurm_conf(
+      "NodeName=g[1-2] Gres=gpu:4\nPartitionName=gpu Nodes=g1,g1,g[1-2]\n", "slurm.conf");
+  ASSERT_TRUE(parsed.value) << first_error(parsed.errors);
+  EXPECT_EQ(parsed.value->find_partition("gpu")->nodes, (std::vector<int>{0, 1}));
+}
+
+TEST(SlurmConf, NoNodesIsAnError) {
+  for (const char* text :
+       {"", "ClusterName=x\nPartitionName=p\n", "NodeName=DEFAULT Gres=gpu:4\n"}) {
+    const auto parsed = parse_slurm_conf(text, "slurm.conf");
+    EXPECT_FALSE(parsed.value) << text;
+    EXPECT_EQ(first_error(parsed.errors),
+              "slurm.conf: NodeName: slurm.conf defines no NodeName lines; the simulator needs "
+              "the nodes (NodeName=LIST Gres=gpu:N), in the file or a file it Includes");
+  }
+  // Another error is said alone.
+  const auto bad = parse_slurm_conf("NodeName=n[1-\n", "slurm.conf");
+  ASSERT_EQ(bad.errors.size(), 1u);
+  EXPECT_EQ(bad.errors[0].field, "NodeName");
+  EXPECT_EQ(bad.errors[0].line, 1);
+}
+
+// Files by name, for Include; the paths each call asked for in `asked`.
+struct FakeFiles {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> asked;
+  IncludeReader reader() {
+    return [this](const std::string& path) -> std::variant<std::string, InputError> {
+      asked.push_back(path);
+      const auto found = files.find(path);
+      if (found == files.end()) return InputError{path, 0, "", "cannot read: No such file"};
+      return found->second;
+    };
+  }
+};
+
+TEST(SlurmConf, IncludeReadsTheFileInPlaceAsSlurmDoes) {
+  FakeFiles fake;
+  fake.files["/etc/slurm/nodes.conf"] = "NodeName=n[1-2]\n";
+  fake.files["/etc/slurm/sub/parts.conf"] = "include more.conf\n";
+  fake.files["/etc/slurm/sub/more.conf"] = "PartitionName=p Nodes=ALL\n";
+  fake.files["/etc/slurm/c1.conf"] = "NodeName=m1 Gres=gpu:2\n";
+  fake.files["/abs.conf"] = "";  // empty: allowed
+  const auto parsed = parse_slurm_conf(
+      "NodeName=DEFAULT Gres=gpu:8\nInclude nodes.conf   # relative: beside slurm.conf\n"
+      "ClusterName=C1\nInclude %c.conf\nINCLUDE\tsub/parts.conf\nInclude /abs.conf\n",
+      "/etc/slurm/slurm.conf", {}, fake.reader());
+  ASSERT_TRUE(parsed.value) << first_error(parsed.errors);
+  EXPECT_EQ(fake.asked, (std::vector<std::string>{"/etc/slurm/nodes.conf", "/etc/slurm/c1.conf",
+                                                  "/etc/slurm/sub/parts.conf",
+                                                  "/etc/slurm/sub/more.conf", "/abs.conf"}));
+  const SlurmCluster& c = *parsed.value;
+  ASSERT_EQ(c.nodes.size(), 3u);
+  EXPECT_EQ(c.nodes[0].gpus, 8);  // NodeName=DEFAULT before the Include holds in it
+  EXPECT_EQ(c.nodes[2].name, "m1");
+  EXPECT_EQ(c.find_partition("p")->nodes.size(), 3u);  // ALL after the nodes included
+  // A glob is a file name (Slurm expands none).
+  const auto glob =
+      parse_slurm_conf("Include conf.d/*.conf\n", "/etc/slurm/slurm.conf", {}, fake.reader());
+  EXPECT_EQ(first_error(glob.errors),
+            "/etc/slurm/slurm.conf:1: Include: /etc/slurm/conf.d/*.conf: cannot read: No such "
+            "file");
+}
+
+TEST(SlurmConf, IncludeErrorsNameTheFileAndLine) {
+  FakeFiles fake;
+  fake.files["a.conf"] = "# a\nInclude b.conf\n";
+  fake.files["b.conf"] = "NodeName=n1\nInclude ./a.conf\n";
+  fake.files["bad.conf"] = "NodeName=n1 Gres=gpu:x\n";
+  fake.files["self.conf"] = "Include self.conf\n";
+  fake.files["big.conf"] = std::string(200, '#');
+  for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"Include a.conf\n",
+            "b.conf:2: Include: \"./a.conf\" is already being read (slurm.conf includes a.conf "
+            "includes b.conf): an Include cycle"},
+           {"Include self.conf\n",
+            "self.conf:1: Include: \"self.conf\" is already being read (slurm.conf includes "
+            "self.conf): an Include cycle"},
+           {"NodeName=n0\nInclude bad.conf\n", "bad.conf:1: Gres: in \"gpu:x\""},
+           {"Include missing.conf\n",
+            "slurm.conf:1: Include: missing.conf: cannot read: No such file"},
+           {"Include\n", "slurm.conf:1: Include: needs a file; allowed: Include PATH"},
+           {"Include a.conf b.conf\n",
+            "slurm.conf:1: Include: takes one file, \"b.conf\" follows it; allowed: Include PATH"},
+           {"Include %c.conf\n",
+            "slurm.conf:1: Include: \"%c.conf\": %c is the ClusterName, and no ClusterName line "
+            "comes first"},
+           {"Include big.conf\n",
+            "slurm.conf:1: Include: with \"big.conf\" the slurm.conf and its included files are "
+            "larger than 100 bytes in all (the limit for a slurm.conf)"}}) {
+    SlurmConfLimits limits;
+    limits.bytes = 100;
+    const auto parsed = parse_slurm_conf(text, "slurm.conf", limits, fake.reader());
+    EXPECT_FALSE(parsed.value);
+    EXPECT_EQ(first_error(parsed.errors).rfind(expected, 0), 0u) << first_error(parsed.errors);
+  }
+  // Nested deeper than include_depth: 1.conf includes 2.conf includes ...
+  for (int i = 1; i <= 10; ++i) {
+    fake.files[std::to_string(i) + ".conf"] = "Include " + std::to_string(i + 1) + ".conf\n";
+  }
+  SlurmConfLimits limits;
+  limits.include_depth = 3;
+  const auto deep = parse_slurm_conf("Include 1.conf\n", "slurm.conf", limits, fake.reader());
+  EXPECT_EQ(first_error(deep.errors),
+            "3.conf:1: Include: \"4.conf\" would be included 4 deep; allowed: Include nested at "
+            "most 3 deep");
+  // Without a reader (the parser alone), an Include is an error, not ignored.
+  EXPECT_EQ(first_error(parse_slurm_conf("Include n.conf\n", "slurm.conf").errors),
+            "slurm.conf:1: Include: \"n.conf\": no file is read here");
+}
+
 TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
   const auto defaults = parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf");
   ASSERT_TRUE(defaults.value);
@@ -101,7 +215,8 @@ TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
   EXPECT_EQ(defaults.value->scheduler.default_queue_depth, 100);
   EXPECT_TRUE(defaults.value->scheduler.backfill);
   const auto parsed = parse_slurm_conf(
-      "SchedulerType=sched/builtin\nschedulerparameters=Partition_Job_Depth=4,"
+      "NodeName=n1 "
+      "Gres=gpu:4\nSchedulerType=sched/builtin\nschedulerparameters=Partition_Job_Depth=4,"
       "preempt_send_user_signal,sched_interval=5,partition_job_depth=9,bf_min_prio_reserve="
       "1073741824,bf_max_job_test=50,default_queue_depth=7,batch_sched_delay=0\n",
       "slurm.conf");
@@ -136,8 +251,8 @@ TEST(SlurmConf, PriorityPeriodsAsSlurmReadsThem) {
   ASSERT_TRUE(defaults.value);
   EXPECT_EQ(defaults.value->priority_calc_period_s, 300);
   EXPECT_EQ(defaults.value->decay_half_life_s, 7 * 86400);
-  const auto set =
-      parse_slurm_conf("PriorityDecayHalfLife=1-0\nPriorityCalcPeriod=1\n", "slurm.conf");
+  const auto set = parse_slurm_conf(
+      "NodeName=n1\nPriorityDecayHalfLife=1-0\nPriorityCalcPeriod=1\n", "slurm.conf");
   ASSERT_TRUE(set.value) << first_error(set.errors);
   EXPECT_EQ(set.value->decay_half_life_s, 86400);
   EXPECT_EQ(set.value->priority_calc_period_s, 60);
@@ -151,11 +266,13 @@ TEST(SlurmConf, PriorityPeriodsAsSlurmReadsThem) {
 TEST(SlurmConf, RequeueHoldIsCredExpirePlusOne) {
   // job_mgr.c gives a requeued job a BeginTime of cred_expire + 1 s; cred_expire is AuthInfo's.
   EXPECT_EQ(parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf").value->requeue_hold_s, 121);
-  const auto set =
-      parse_slurm_conf("AuthInfo=socket=/run/munge/munge.socket.2,cred_expire=10\n", "slurm.conf");
+  const auto set = parse_slurm_conf(
+      "NodeName=n1\nAuthInfo=socket=/run/munge/munge.socket.2,cred_expire=10\n", "slurm.conf");
   ASSERT_TRUE(set.value) << first_error(set.errors);
   EXPECT_EQ(set.value->requeue_hold_s, 11);
-  EXPECT_EQ(parse_slurm_conf("AuthInfo=socket=/x\n", "slurm.conf").value->requeue_hold_s, 121);
+  EXPECT_EQ(
+      parse_slurm_conf("NodeName=n1\nAuthInfo=socket=/x\n", "slurm.conf").value->requeue_hold_s,
+      121);
   const auto low = parse_slurm_conf("AuthInfo=cred_expire=4\n", "slurm.conf");
   EXPECT_FALSE(low.value);
   EXPECT_EQ(first_error(low.errors),
@@ -237,6 +354,48 @@ TEST(SacctTrace, ErrorsNameLineAndField) {
   EXPECT_NE(first_error(short_row.errors).find("t:2: has 2 fields"), std::string::npos);
 }
 
+TEST(SacctTrace, BadFieldsAreErrorsAbsentOnesAreNot) {
+  const std::string start = std::string(kSacctHeader) + "1|a|p|2024-01-01T00:00:00|";
+  const std::string ran = "2024-01-01T00:00:00|2024-01-01T00:01:00|00:01:00|";
+  for (const auto& [row, expected] : std::vector<std::pair<std::string, std::string>>{
+           {ran + "cpu=1,gres/gpu=abc|1|COMPLETED|",
+            "t:2: AllocTRES: in \"gres/gpu=abc\": \"abc\" is not an integer; allowed: "
+            "gres/gpu=N with N 0..1000000000"},
+           {ran + "gres/gpu=-4|1|COMPLETED|", R"(t:2: AllocTRES: in "gres/gpu=-4": "-4")"},
+           {ran + "gres/gpu:a100=99999999999|1|COMPLETED|",
+            "t:2: AllocTRES: in \"gres/gpu:a100=99999999999\": 99999999999 is out of range"},
+           {ran + "gres/gpu=2|0|COMPLETED|", "t:2: NNodes: 0 is out of range; allowed: 1..1000000"},
+           {ran + "gres/gpu=2|1|COMPLETED|shareq:share=a,priority=150",
+            "t:2: AdminComment priority: 150 is out of range; allowed: 0..99"},
+           {ran + "gres/gpu=2|1|COMPLETED|priority=x",
+            "t:2: AdminComment priority: \"x\" is not an integer; allowed: 0..99"}}) {
+    const auto parsed = parse_sacct_trace(start + row + "\n", "t");
+    EXPECT_FALSE(parsed.value) << row;
+    EXPECT_EQ(first_error(parsed.errors).rfind(expected, 0), 0u) << first_error(parsed.errors);
+  }
+  // Without Elapsed, the run time is End - Start.
+  const auto backwards = parse_sacct_trace(
+      "JobID|Account|Partition|Submit|Start|End|AllocTRES\n"
+      "1|a|p|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:00:00|gres/gpu=2\n",
+      "t");
+  EXPECT_EQ(first_error(backwards.errors),
+            "t:2: End: \"2024-01-01T00:00:00\" is before Start \"2024-01-01T00:01:00\"; allowed: "
+            "Start or later");
+  // Absent values stay absent: no gres (no GPUs, skipped), mem with a unit, no NNodes, a comment
+  // without priority=, a never-ran row with NNodes 0, End equal to Start (never ran).
+  const auto fine = parse_sacct_trace(
+      start + ran + "cpu=1,mem=4G|1|COMPLETED|\n" + "2|a|p|2024-01-01T00:00:00|" + ran +
+          "gres/gpu=2,mem=4G||COMPLETED|other admin text, share_priority=900\n" +
+          "3|a|p|2024-01-01T00:00:00|None|None|00:00:00||0|CANCELLED|\n" +
+          "4|a|p|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:00:00|00:00:00|gres/gpu=1|"
+          "0|CANCELLED|\n",
+      "t");
+  ASSERT_TRUE(fine.value) << first_error(fine.errors);
+  ASSERT_EQ(fine.value->jobs.size(), 1u);
+  EXPECT_EQ(fine.value->jobs[0].gpus, 2);
+  EXPECT_FALSE(fine.value->jobs[0].priority);
+}
+
 constexpr const char* kMap =
     "# map\nMap=user:7 Share=alice Priority=80\nMap=group:3 Share=team Partition=p4\n"
     "Default Share=other Partition=p5\n";
@@ -262,12 +421,26 @@ TEST(SwfMap, ErrorsNameLineAndField) {
             "m:1: Colour: unknown key"},
            {"Default Share=o\n", "m:1: Partition: missing"},
            {"Map=user:1 Share=a\n", "m: Default: no Default line"},
-           {"Default Share=o Partition=p\nDefault Share=o Partition=p\n",
-            "m:2: Default: a second"}}) {
+           {"Default Share=o Partition=p\nDefault Share=o Partition=p\n", "m:2: Default: a second"},
+           {"Map=user:-7 Share=a\nDefault Share=o Partition=p\n",
+            "m:1: Map: \"user:-7\": the ID is below -1; allowed: user:ID, group:ID, queue:ID with "
+            "ID an integer (-1 and up)"}}) {
     const auto map = parse_swf_map(text, "m");
     EXPECT_FALSE(map.value);
     EXPECT_EQ(first_error(map.errors).rfind(expected, 0), 0u) << first_error(map.errors);
   }
+}
+
+TEST(SwfMap, AWrongDefaultLineIsOneError) {
+  for (const char* text : {"Default Share=owner\n", "Default Share=o Colour=red\n"}) {
+    const auto map = parse_swf_map(text, "m");
+    EXPECT_FALSE(map.value);
+    ASSERT_EQ(map.errors.size(), 1u) << map.errors.back().to_string();
+    EXPECT_EQ(map.errors[0].line, 1);
+  }
+  const auto minus_one = parse_swf_map("Map=user:-1 Share=a\nDefault Share=o Partition=p\n", "m");
+  ASSERT_TRUE(minus_one.value) << first_error(minus_one.errors);
+  EXPECT_EQ(minus_one.value->lookup(-1, 0, 0).share, "a");
 }
 
 TEST(SwfTrace, FieldsAndSkips) {

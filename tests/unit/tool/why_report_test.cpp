@@ -159,5 +159,73 @@ TEST(Why, JobShareqDoesNotGovern) {
   EXPECT_TRUE(has(text, "reason:       Priority")) << text;
 }
 
+// --- JOBID: a job, an array task, and what else users type ------------------------------------
+
+TEST(WhyOperand, JobIdsAndArrayTasks) {
+  EXPECT_EQ(parse_job_operand("5").value(), (JobOperand{5, std::nullopt}));
+  EXPECT_EQ(parse_job_operand("4294967295").value(), (JobOperand{4294967295U, std::nullopt}));
+  EXPECT_EQ(parse_job_operand("5_1").value(), (JobOperand{5, 1U}));
+  EXPECT_EQ(parse_job_operand("5_0").value(), (JobOperand{5, 0U}));
+}
+
+TEST(WhyOperand, EveryRefusalSaysWhatWasGiven) {
+  const auto message = [](const std::string& text) {
+    const Result<JobOperand> parsed = parse_job_operand(text);
+    EXPECT_FALSE(parsed) << text;
+    return parsed ? std::string() : parsed.error().to_string();
+  };
+  EXPECT_EQ(message("5.batch"), "JOBID: 5.batch is a job step; shareq why takes a job id, e.g. 5");
+  EXPECT_EQ(message("5.0"), "JOBID: 5.0 is a job step; shareq why takes a job id, e.g. 5");
+  EXPECT_EQ(message("5_1.extern"),
+            "JOBID: 5_1.extern is a job step; shareq why takes a job id, e.g. 5_1");
+  EXPECT_EQ(message("5_[1-3]"),
+            "JOBID: 5_[1-3] names several tasks of job array 5; shareq why takes one, e.g. 5_1");
+  EXPECT_EQ(message("5_2-4"),
+            "JOBID: 5_2-4 names several tasks of job array 5; shareq why takes one, e.g. 5_2");
+  EXPECT_EQ(message("5_*"),
+            "JOBID: \"5_*\" names several tasks of job array 5; shareq why takes one, e.g. 5_1");
+  EXPECT_EQ(message("5+1").rfind("JOBID: 5+1 is a component of heterogeneous job 5", 0), 0U);
+  EXPECT_EQ(message("5_99999999999")
+                .rfind("JOBID: array task 99999999999 of 5_99999999999 is "
+                       "out of range",
+                       0),
+            0U);
+  for (const char* bad :
+       {"abc", "0", "", "5_", "_1", "5__1", "0_1", "5.", "-5", "4294967296", "5_x", ".batch"}) {
+    EXPECT_NE(message(bad).find("is not a job id; allowed: a job id 1..4294967295, or one task "
+                                "of a job array as JOBID_TASK (e.g. 5_1)"),
+              std::string::npos)
+        << bad << ": " << message(bad);
+  }
+}
+
+TEST(WhyArrayTask, ResolvesToTheTasksOwnJobOrItsPendingRecord) {
+  const std::vector<ArrayRecord> records = {
+      {7, 5, 1U, ""},                      // task 1 runs as job 7
+      {8, 5, 6U, ""},                      // task 6 as job 8
+      {5, 5, std::nullopt, "2-4,9:2%2"}};  // the pending tasks: 2, 3, 4 (and 9)
+  const Result<ArrayTaskJob> own = resolve_array_task(records, 5, 1);
+  ASSERT_TRUE(own) << own.error().to_string();
+  EXPECT_EQ(own.value().job_id, 7U);
+  EXPECT_EQ(own.value().note, "");
+  const Result<ArrayTaskJob> pending = resolve_array_task(records, 5, 3);
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(pending.value().job_id, 5U);
+  EXPECT_NE(pending.value().note.find("5_3 is still pending"), std::string::npos)
+      << pending.value().note;
+  const Result<ArrayTaskJob> none = resolve_array_task(records, 5, 5);
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().to_string().rfind("JOBID: slurmctld knows no task 5 of job array 5", 0),
+            0U);
+  const Result<ArrayTaskJob> plain = resolve_array_task({{12, 0, std::nullopt, ""}}, 12, 1);
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().message, "job 12 is not a job array; shareq why takes its job id, 12");
+  const Result<ArrayTaskJob> unknown = resolve_array_task({}, 13, 1);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message.rfind("slurmctld does not know job 13", 0), 0U);
+  // A list not read here (a hex bitmap) is not taken as a "no".
+  EXPECT_EQ(resolve_array_task({{5, 5, std::nullopt, "0x1E"}}, 5, 3).value().job_id, 5U);
+}
+
 }  // namespace
 }  // namespace shareq::tool
