@@ -150,6 +150,16 @@ class Cluster:
     def _log_count(self, needle):
         return (self.dir / "log" / "slurmctld.log").read_text(errors="replace").count(needle)
 
+    def log_offset(self, daemon="slurmctld"):
+        """Where `daemon`'s log ends now: log_since() reads only what is written after it, so a
+        check cannot be met by a line an earlier test (or run of the suite) left."""
+        return (self.dir / "log" / f"{daemon}.log").stat().st_size
+
+    def log_since(self, offset, daemon="slurmctld"):
+        with open(self.dir / "log" / f"{daemon}.log", "rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
+
     def install_shareq_conf(self, text, expect_good=True):
         """Writes shareq.conf, runs `scontrol reconfigure`, waits until slurmctld has read it."""
         needle = self.CONFIG_LOADED if expect_good else self.CONFIG_KEPT

@@ -48,6 +48,7 @@ def node_missing_a_gpu(clean_queue):
 
 def test_a_node_missing_a_gpu_is_drained_by_the_job_prolog(node_missing_a_gpu):
     c = node_missing_a_gpu
+    mark = c.log_offset(f"slurmd-{NODE}")
     job = c.sbatch("alice", "-p", "p5", "-w", NODE, "--gres=gpu:1", "--share=prodexp2",
                    script="true")
     line = wait_until(f"{NODE} drained by the prolog",
@@ -55,7 +56,7 @@ def test_a_node_missing_a_gpu_is_drained_by_the_job_prolog(node_missing_a_gpu):
     assert f"Reason={MISSING_GPU} [" in line, line
     # The prolog failed: the job never ran on the node (Slurm requeues it) and waits.
     c.wait_state(job, "PENDING", timeout=60)
-    log = (c.dir / "log" / f"slurmd-{NODE}.log").read_text(errors="replace")
+    log = c.log_since(mark, f"slurmd-{NODE}")
     assert MISSING_GPU in log, log[-2000:]
     # The same check on demand, as HealthCheckProgram runs it: the node's families from slurmctld.
     out = node_check(c, NODE)

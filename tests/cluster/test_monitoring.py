@@ -248,10 +248,20 @@ def test_promtool_check_metrics_finds_nothing(monitoring):
     assert out.returncode == 0 and out.stdout.strip() == "" and out.stderr.strip() == "", out
 
 
-def test_counters_survive_an_exporter_restart(monitoring):
-    m = monitoring
+COUNTERS = ("shareq_preemptions_total", "shareq_job_wait_seconds_", "shareq_job_failures_total",
+            "shareq_warm_starts_total", "shareq_fallbacks_total")
+
+
+def test_counters_survive_an_exporter_restart(monitoring, shares):
+    m, c = monitoring, shares
+    # A run of its own, so that some counter exists even when this test runs alone.
+    job = node_job(c, "alice", "prodexp1", script="true")
+    c.wait_state(job, "COMPLETED", timeout=60)
+    wait_until("the run to be counted",
+               lambda: (m.value("sum(shareq_job_wait_seconds_count)") or 0) >= 1, SCRAPE_WAIT)
     before = m.metrics_text()
-    counters = [l for l in before.splitlines() if l.startswith("shareq_preemptions_total")]
+    counters = [l for l in before.splitlines() if l.startswith(COUNTERS)]
+    assert any(l.startswith("shareq_job_wait_seconds_count") for l in counters), before
     m.exporter.terminate()
     m.exporter.wait(timeout=30)
     m.start_exporter()

@@ -61,6 +61,40 @@ def test_status_and_why_for_a_share_at_quota_with_a_pending_job(clean_queue):
     assert "reclaim:      no: its share is within its quota" in running.stdout
 
 
+@pytest.mark.every_release
+def test_why_takes_an_array_task_as_squeue_names_it(clean_queue):
+    """Hyper-parameter sweeps are job arrays, and squeue and sacct name their tasks JOBID_TASK:
+    `shareq why` takes that name. A task that runs is explained as the job it is; a task still
+    pending with the array's others (Slurm gives it a job id of its own only when it starts)
+    through the array's pending record, saying so."""
+    c = clean_queue
+    fill = [gpu_job(c, "alice", "prodexp2", 2, 8), gpu_job(c, "bob", "research", 1, 8)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    # 8 GPUs idle: the first task fits research's quota and runs, the other two wait.
+    array = c.sbatch("bob", "-p", "p5", "--array=1-3", "--gres=gpu:8", "--share=research",
+                     script="sleep 300")
+
+    def tasks():
+        out = c.run(["squeue", "-h", "-r", "-j", str(array), "-o", "%i %T"]).stdout
+        return dict(line.split() for line in out.splitlines())
+
+    wait_until("the array's first task to run", lambda: tasks().get(f"{array}_1") == "RUNNING")
+    first = c.shareq("why", f"{array}_1", user="bob")
+    assert first.returncode == 0, first.stderr
+    assert ": RUNNING, user bob, share research" in first.stdout, first.stdout
+    assert "runs on:      p5n" in first.stdout, first.stdout
+    second = c.shareq("why", f"{array}_2", user="bob")
+    assert second.returncode == 0, second.stderr
+    assert f"{array}_2 is still pending with the array's other pending tasks" in second.stdout, \
+        second.stdout
+    assert ": PENDING, user bob, share research" in second.stdout, second.stdout
+    step = c.shareq("why", f"{array}_1.batch")
+    assert step.returncode != 0 and "job step" in step.stderr, step.stderr
+    gone = c.shareq("why", f"{array}_9")
+    assert gone.returncode != 0 and f"no task 9 of job array {array}" in gone.stderr, gone.stderr
+
+
 def test_why_shows_a_borrowing_job_can_be_reclaimed(clean_queue):
     c = clean_queue
     base = gpu_job(c, "alice", "prodexp2", 2, 8)   # prodexp2 at its quota of 16

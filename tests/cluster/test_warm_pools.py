@@ -156,8 +156,11 @@ def test_pool_expires_on_time_and_unpins_its_image(warm):
     job = make_pool(c, "alice", "warm-c", keep_alive=8)
     pins = c.dir / "nodes" / "p4n3" / "images" / "pins" / digest
     assert (pins / f"warm-{job}").exists()
+    pool = re.match(r"shareq:(wp-\d+),", c.node_extra("p4n3")).group(1)
+    mark = c.log_offset()
     wait_until("the pool to expire", lambda: c.node_extra("p4n3") == "", timeout=40)
-    assert "keep-alive ran out" in (c.dir / "log" / "slurmctld.log").read_text()
+    assert re.search(rf"warm: {pool} .*\(keep-alive ran out\)", c.log_since(mark)), \
+        c.log_since(mark)[-2000:]
     # The node removes the directory and the pin at its next prolog or epilog.
     other = c.sbatch("bob", "-p", "p4", "-N1", "-w", "p4n3", "-A", "prodexp2", script="true")
     c.wait_state(other, "COMPLETED")
@@ -306,6 +309,20 @@ def waits_at_prodexp1s_borrow_limit(c, job):
     assert state == "PENDING", f"job {job} started ({state}) though prodexp1's quota is held"
 
 
+HOLD_S = 12  # two passes of the backfill scheduler (bf_interval=5) and a margin
+
+
+def stays_at_prodexp1s_borrow_limit(c, job, running):
+    """For HOLD_S seconds while `running` runs, `job` stays pending at prodexp1's borrow limit."""
+    end = time.monotonic() + HOLD_S
+    while time.monotonic() < end:
+        assert c.job_state(running) == "RUNNING", f"job {running} ended within {HOLD_S} s"
+        state, reason = c.job_state(job), c.reason(job)
+        assert state == "PENDING" and "prodexp1 at its borrow limit in p4" in reason, \
+            f"job {job} {state} ({reason}) while job {running} holds prodexp1's quota"
+        time.sleep(1)
+
+
 def test_reserve_mode_charges_the_warm_nodes_to_the_owning_share(reserve_one_node_quota):
     c = reserve_one_node_quota
     publish(c, "warm-q")
@@ -329,12 +346,13 @@ def test_reserve_mode_charges_the_warm_nodes_to_the_owning_share(reserve_one_nod
     waiting = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", script="true")
     waits_at_prodexp1s_borrow_limit(c, waiting)
     claimer = sbatch_out(c, "alice", "warm-q-claimer.out", "-p", "p4", "-N1", "--exclusive",
-                         "--image=warm-q", script="sleep 8")
-    info = c.wait_state(claimer, ["RUNNING", "COMPLETED"])
+                         "--image=warm-q", script=f"sleep {HOLD_S + 20}")
+    info = c.wait_state(claimer, "RUNNING")
     assert info["NodeList"] == "p4n3"
     assert "warm start on wp-" in info["SystemComment"]
-    if info["JobState"] == "RUNNING":
-        assert c.job_state(waiting) == "PENDING"  # the claimer now holds prodexp1's quota
+    # The claimer now holds prodexp1's quota (the pool's hold moved to it, not freed): through
+    # two backfill passes after it started, the other job still waits at the borrow limit.
+    stays_at_prodexp1s_borrow_limit(c, waiting, claimer)
     # The claimer ends without --keep-alive: the pool ends, the quota is free, the job runs.
     c.wait_state(claimer, "COMPLETED")
     c.wait_state(waiting, "COMPLETED")
