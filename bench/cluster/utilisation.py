@@ -19,6 +19,7 @@ the share of the busy GPU time that preempted runs held (work lost).
 
 Usage: bench/cluster/utilisation.py [--runs 5] [--seed 7] [--time-scale 1] [--parallel]
            [--modes stock,shareq] [--dump-dir DIR] [--shareq-sched-params PARAMS] [--scale 1]
+           [--quotas production=12,research=10,hpo=10]
            (as root; build/ built)
        bench/cluster/utilisation.py --from-dumps DIR [--explain]   (the table again from dumps)
        bench/cluster/utilisation.py --simulate [--runs 200] [--time-scale K] ... (shareq sim:
