@@ -40,8 +40,13 @@ int run_check_config(std::span<const std::string> args, std::ostream& out, std::
     return kExitUsage;
   };
   bool accounts = false;
+  bool operands_only = false;  // after "--", every word is a FILE
   std::vector<std::string> files;
   for (const std::string& arg : args) {
+    if (operands_only) {
+      files.push_back(arg);
+      continue;
+    }
     if (arg == "--help" || arg == "-h") {
       out << kUsage << "\n"
           << "Checks shareq.conf (FILE, or - for standard input; default: $SHAREQ_CONF, else "
@@ -52,7 +57,7 @@ int run_check_config(std::span<const std::string> args, std::ostream& out, std::
     if (arg == "--accounts") {
       accounts = true;
     } else if (arg == "--") {
-      continue;
+      operands_only = true;
     } else if (arg.starts_with('-') && arg != "-") {
       return usage_error("unknown option " + text::quote(arg) + "; allowed: --accounts, --help");
     } else {

@@ -252,13 +252,20 @@ COUNTERS = ("shareq_preemptions_total", "shareq_job_wait_seconds_", "shareq_job_
             "shareq_warm_starts_total", "shareq_fallbacks_total")
 
 
+def runs_counted(m):
+    """Runs the exporter's wait histogram has counted, from its own output (saved with it)."""
+    return sum(float(line.split()[-1]) for line in m.metrics_text().splitlines()
+               if line.startswith("shareq_job_wait_seconds_count"))
+
+
 def test_counters_survive_an_exporter_restart(monitoring, shares):
     m, c = monitoring, shares
-    # A run of its own, so that some counter exists even when this test runs alone.
+    # A run of its own, counted before the restart, so that some counter exists even when this
+    # test runs alone and none is still to come when the exporter stops.
+    counted = runs_counted(m)
     job = node_job(c, "alice", "prodexp1", script="true")
     c.wait_state(job, "COMPLETED", timeout=60)
-    wait_until("the run to be counted",
-               lambda: (m.value("sum(shareq_job_wait_seconds_count)") or 0) >= 1, SCRAPE_WAIT)
+    wait_until("the run to be counted", lambda: runs_counted(m) >= counted + 1, SCRAPE_WAIT)
     before = m.metrics_text()
     counters = [l for l in before.splitlines() if l.startswith(COUNTERS)]
     assert any(l.startswith("shareq_job_wait_seconds_count") for l in counters), before

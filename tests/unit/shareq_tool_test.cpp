@@ -137,6 +137,11 @@ TEST_F(ShareqTool, CheckConfigSaysWhatIsWrongWithItsCommandLine) {
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.err.find("shareq: check-config: one FILE at most, got 2\n"), std::string::npos)
       << two.err;
+  // After "--" every word is a FILE, even one that looks like an option.
+  const Outcome file = run("check-config -- --bogus");
+  EXPECT_EQ(file.exit_code, 1) << file.err;
+  EXPECT_EQ(file.err.find("unknown option"), std::string::npos) << file.err;
+  EXPECT_NE(file.err.find("--bogus"), std::string::npos) << file.err;
   const Outcome help = run("check-config --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_EQ(help.out.rfind("usage: shareq check-config [--accounts] [FILE|-]\n", 0), 0u)
