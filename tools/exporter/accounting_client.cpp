@@ -58,7 +58,8 @@ JobRun run_of(const slurmdb_job_rec_t& job) {
   run.partition = str(job.partition);
   run.admin_comment = str(job.admin_comment);
   run.submit = job.submit;
-  run.start = job.start;
+  // A pending record's time_start is the start the scheduler expects, not one that happened.
+  run.start = (job.state & JOB_STATE_BASE) == JOB_PENDING ? 0 : job.start;
   run.end = job.end;
   run.state = run_end(job.state);
   return run;

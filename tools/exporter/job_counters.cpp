@@ -75,7 +75,9 @@ void count_runs(CounterState& state, const policy::Policy& policy, std::span<con
   if (state.since == 0) state.since = state.watermark = now;
   const int64_t oldest = query_start(state, now, lookback);
   for (const JobRun& run : runs) {
-    if (run.start <= 0) continue;
+    // A pending job's record holds the start the scheduler expects (slurmdbd stores slurmctld's
+    // start_time as it is, the backfill's plan for a pending job), not a start.
+    if (run.start <= 0 || run.start > now) continue;
     const auto family_id = policy.family_of_partition(run.partition);
     if (!family_id) continue;
     const std::string family = policy.family(*family_id).name;

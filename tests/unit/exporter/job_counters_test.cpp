@@ -42,6 +42,21 @@ TEST(JobCounters, APreemptedRunCountsOnceAndItsRequeuedRunDoesNot) {
   EXPECT_EQ(waits.sum, 9 + 10);
 }
 
+TEST(JobCounters, APendingRecordsExpectedStartIsNoStart) {
+  // slurmdbd keeps slurmctld's start_time for a pending job: the backfill's expected start, here
+  // far ahead. Counted, it was a wait of years in the histogram, and the real start a second run.
+  CounterState state;
+  count_runs(state, kPolicy, {}, kT0);
+  std::vector<JobRun> runs = {run(5, "research", kT0 + 1, kT0 + 700'000'000, 0, RunEnd::None)};
+  count_runs(state, kPolicy, runs, kT0 + 60);
+  EXPECT_TRUE(state.waits.empty());
+  runs[0].start = kT0 + 70;  // it starts
+  count_runs(state, kPolicy, runs, kT0 + 80);
+  const HistogramData& waits = state.waits.at({"p5", "research"});
+  EXPECT_EQ(waits.count, 1u);
+  EXPECT_EQ(waits.sum, 69);
+}
+
 TEST(JobCounters, WarmAndColdStartsByTheWordOfTheirRun) {
   CounterState state;
   count_runs(state, kPolicy, {}, kT0);
