@@ -15,16 +15,6 @@ CRASH_WINDOW_S = 22
 MISSING_FROM_NODE = re.compile(r"Batch JobId=\d+ missing from batch node")
 
 
-def log_size(c):
-    return (c.dir / "log" / "slurmctld.log").stat().st_size
-
-
-def log_since(c, offset):
-    with open(c.dir / "log" / "slurmctld.log", "rb") as f:
-        f.seek(offset)
-        return f.read().decode(errors="replace")
-
-
 def ghosts(checker):
     """Jobs slurmctld lists as RUNNING, started more than 5 s ago, whose script runs nowhere
     (None when slurmctld does not answer)."""
@@ -53,7 +43,7 @@ def settle_crash_window(c, checker, since):
     drained with "Duplicate jobid" are resumed. Returns slurmctld's log from the reconfigure on
     (MISSING_FROM_NODE finds the jobs it ended or requeued)."""
     time.sleep(max(0.0, since + CRASH_WINDOW_S - time.monotonic()))  # Slurm's timer
-    offset = log_size(c)
+    offset = c.log_offset()
     c.scontrol("reconfigure")
     try:
         wait_until("the jobs whose end the crash lost to be ended", lambda: ghosts(checker) == [],
@@ -61,4 +51,4 @@ def settle_crash_window(c, checker, since):
     except WaitTimeout:
         print(f"still listed RUNNING without a script after the registrations: {ghosts(checker)}")
     resume_drained(c)
-    return log_since(c, offset)
+    return c.log_since(offset)

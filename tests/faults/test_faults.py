@@ -10,7 +10,7 @@ import signal
 import subprocess
 import time
 
-from controller import MISSING_FROM_NODE, log_since, log_size, settle_crash_window
+from controller import MISSING_FROM_NODE, settle_crash_window
 from invariants import TERMINAL
 from slurm import WaitTimeout, wait_until
 
@@ -90,7 +90,7 @@ def wait_scheduled_since(c, checker, offset, timeout=120):
     every node's state are printed and the test goes on; else it fails."""
     try:
         wait_until("slurmctld to start a job or reclaim after the restart",
-                   lambda: SCHEDULED.search(log_since(c, offset)), timeout=timeout)
+                   lambda: SCHEDULED.search(c.log_since(offset)), timeout=timeout)
         return
     except WaitTimeout:
         owed = checker.reclaim_owed()
@@ -116,7 +116,7 @@ def test_kill9_slurmctld_during_a_reclaim_storm(checked, rounds, rng):
     for r, _ in storm_rounds(checked, rounds, rng, 8.0):
         kill9_slurmctld(c, checker)
         time.sleep(rng.uniform(0.0, 3.0))
-        offset = log_size(c)
+        offset = c.log_offset()
         c.restart_slurmctld()
         restarted_at = time.monotonic()
         checker.ctld_restarted()
@@ -169,7 +169,7 @@ def wait_written(c, name, offset, what, written, timeout=90):
     except WaitTimeout:
         if name != "shareq_reclaim_claims":
             raise
-    if RECLAIMED_LOG.search(log_since(c, offset)):
+    if RECLAIMED_LOG.search(c.log_since(offset)):
         # A reclaim near the deadline: its claim is saved right after it.
         wait_until(f"{what} after a reclaim", written, timeout=15)
         return
@@ -199,7 +199,7 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
                 checker.ctld_stopping()
                 stop_slurmctld(c)
             damage(path, how, rng)
-            offset = log_size(c)
+            offset = c.log_offset()
             c.restart_slurmctld()
             restarted_at = time.monotonic()
             checker.ctld_restarted()
@@ -210,13 +210,13 @@ def test_damaged_state_files_then_slurmctld_restarted(checked, rounds, rng):
             print(f"round {r + 1}: {name} {how}{' (kill -9)' if killed else ''}")
             if how in ("garbage", "truncated", "empty"):  # each format tells all three
                 wait_until(f"slurmctld to name the damaged {name} and say what it starts from",
-                           lambda: said_damaged(log_since(c, offset), path, STARTS_FROM[name]),
+                           lambda: said_damaged(c.log_since(offset), path, STARTS_FROM[name]),
                            timeout=60)
             if how == "unwritable":
                 wait_written(c, name, offset, f"slurmctld to say it cannot save {name}",
-                             lambda: f"{path}" in log_since(c, offset)
-                             and "cannot rename into place" in log_since(c, offset))
-                freed = log_size(c)
+                             lambda: f"{path}" in c.log_since(offset)
+                             and "cannot rename into place" in c.log_since(offset))
+                freed = c.log_offset()
                 (path / "blocker").unlink()
                 path.rmdir()
                 wait_written(c, name, freed, f"{name} to be saved again", path.is_file)
@@ -244,9 +244,9 @@ def test_reconfigure_with_a_broken_shareq_conf_mid_storm(checked, rounds, rng):
     for r in range(rounds):
         for what in rng.sample(sorted(BROKEN_CONFS), len(BROKEN_CONFS)):
             time.sleep(rng.uniform(0.5, 4.0))
-            offset = log_size(c)
+            offset = c.log_offset()
             c.install_shareq_conf(BROKEN_CONFS[what](good), expect_good=False)
-            said = log_since(c, offset)
+            said = c.log_since(offset)
             assert "etc/shareq.conf" in said and "error" in said, said[-2000:]
             c.run(["scontrol", "ping"]).check_returncode()
             print(f"round {r + 1}: {what}: kept the previous configuration")
