@@ -39,6 +39,12 @@ void image_answered(const std::string& name, const warm::DigestAnswer& answer) {
   queue_job_scheduler();
 }
 
+void image_not_asked(const std::string& name) {
+  DigestPart& q = controller_state().digests;
+  const RankedLock lock(q.mutex);
+  q.book.not_asked(name);
+}
+
 void image_questions_start() {
   DigestPart& q = controller_state().digests;
   const RankedLock lock(q.mutex);

@@ -26,6 +26,9 @@ SHAREQ_CTLD_API warm::DigestVerdict image_digest_for(const ImageRef& image, time
 SHAREQ_CTLD_API std::optional<std::string> next_image_question();
 // Records the store's answer (and wakes the scheduler, so a job waiting on it starts).
 SHAREQ_CTLD_API void image_answered(const std::string& name, const warm::DigestAnswer& answer);
+// The question about `name` got no answer because it was cancelled (job_submit's fini): nothing
+// is recorded, and the image is asked about again when a job next needs it.
+SHAREQ_CTLD_API void image_not_asked(const std::string& name);
 
 // Starts accepting questions again (job_submit's init), and makes next_image_question() return
 // std::nullopt (job_submit's fini, before it joins its thread).

@@ -8,6 +8,7 @@
 
 #include "controller_state.hpp"
 #include "job_tag.hpp"
+#include "lock_order.hpp"
 #include "log.hpp"
 #include "policy/held_capacity.hpp"
 #include "slurmctld_headers.hpp"
@@ -78,21 +79,40 @@ void record_locked(RunningJobsPart& jobs, JobRecord* job) {
 
 }  // namespace
 
-int gpu_tres_pos() {
-  int pos = part().gpu_tres_pos.load(std::memory_order_relaxed);
-  if (pos >= 0) return pos;
+namespace {
+
+// Looks gres/gpu up in assoc_mgr's TRES table (assoc_mgr_find_tres_pos takes assoc_mgr's TRES
+// read lock) and caches the answer, -1 when it is not tracked (logged once per change to -1).
+int look_up_gpu_tres_pos() {
   slurmdb_tres_rec_t rec{};
   rec.type = const_cast<char*>("gres");
   rec.name = const_cast<char*>("gpu");
-  pos = assoc_mgr_find_tres_pos(&rec, false);
+  const int pos = assoc_mgr_find_tres_pos(&rec, false);
   if (pos >= 0) {
     part().gpu_tres_pos.store(pos, std::memory_order_relaxed);
-  } else if (part().gpu_tres_pos.exchange(-1) != -1) {
+    return pos;
+  }
+  if (part().gpu_tres_pos.exchange(-1) != -1) {
     log_error(
         "gres/gpu is not a tracked TRES: GPU families count 0 GPUs per job; add gres/gpu "
         "to AccountingStorageTRES in slurm.conf");
   }
-  return pos;
+  return -1;
+}
+
+}  // namespace
+
+int gpu_tres_pos() {
+  const int pos = part().gpu_tres_pos.load(std::memory_order_relaxed);
+  if (pos != RunningJobsPart::kGpuPosUnknown) return pos;
+  return look_up_gpu_tres_pos();
+}
+
+int resolve_gpu_tres_pos() {
+  assert_no_shareq_lock("resolve_gpu_tres_pos (assoc_mgr's TRES lock)");
+  const int pos = part().gpu_tres_pos.load(std::memory_order_relaxed);
+  if (pos >= 0) return pos;
+  return look_up_gpu_tres_pos();
 }
 
 void forget_tres_pos() { part().gpu_tres_pos.store(RunningJobsPart::kGpuPosUnknown); }
@@ -228,7 +248,7 @@ bool job_holds_allocation(uint32_t job_id) {
 }
 
 void jobs_reset(void* job_list_ptr) {
-  (void)gpu_tres_pos();
+  (void)resolve_gpu_tres_pos();
   std::map<uint32_t, RunningAllocation> fresh;
   if (job_list_ptr != nullptr) {
     list_itr_t* it = list_iterator_create(static_cast<list_t*>(job_list_ptr));

@@ -1,6 +1,8 @@
 // Not slurm_xlator.h: its `#define error slurm_error` would rename Result::error().
 #include "image_digest.hpp"
 
+#include <atomic>
+#include <optional>
 #include <thread>
 
 #include "config_state.hpp"
@@ -19,8 +21,14 @@ namespace {
 // either (ControllerState::digests).
 std::thread& asker = *new std::thread;
 
-// The store's answer about `name`, asked now with short timeouts.
-warm::DigestAnswer ask_store(const std::string& name) {
+// Set by fini before it joins `asker`: the question in flight is abandoned at once (within
+// about a second; TransferLimits::cancel) instead of fini holding slurmctld's locks until the
+// store answers or the transfer limits end it. Cleared by init.
+std::atomic<bool> stop_asking{false};
+
+// The store's answer about `name`, asked now with short timeouts; std::nullopt when the question
+// was cancelled (stop_asking) before an answer came.
+std::optional<warm::DigestAnswer> ask_store(const std::string& name) {
   warm::DigestAnswer answer;
   answer.asked_at = time(nullptr);
   const auto loaded = ctld::current_config();
@@ -33,7 +41,9 @@ warm::DigestAnswer ask_store(const std::string& name) {
     limits.connect_timeout_s = 3;
     limits.stall_timeout_s = 5;
     limits.transfer_timeout_s = 10;
+    limits.cancel = &stop_asking;
     Result<std::string> published = store.value().published_digest(name, limits);
+    if (!published && stop_asking.load()) return std::nullopt;  // no answer: nothing to record
     if (published) {
       answer.digest = published.value();
     } else {
@@ -47,11 +57,15 @@ warm::DigestAnswer ask_store(const std::string& name) {
 void ask_until_stopped() {
   while (const std::optional<std::string> name = ctld::next_image_question()) {
     try {
-      const warm::DigestAnswer answer = ask_store(*name);
-      if (!answer.problem.empty()) {
-        ctld::log_info("job_submit: image %s: %s", name->c_str(), answer.problem.c_str());
+      const std::optional<warm::DigestAnswer> answer = ask_store(*name);
+      if (!answer) {
+        ctld::image_not_asked(*name);  // asked again once the thread runs again
+        continue;
       }
-      ctld::image_answered(*name, answer);
+      if (!answer->problem.empty()) {
+        ctld::log_info("job_submit: image %s: %s", name->c_str(), answer->problem.c_str());
+      }
+      ctld::image_answered(*name, *answer);
     } catch (const std::exception& e) {
       ctld::log_error("job_submit: asking the image store about %s: %s", name->c_str(), e.what());
       ctld::image_answered(
@@ -88,11 +102,13 @@ DigestOutcome submission_digest(const Config& config, const std::string& image, 
 
 void start_asking_store() {
   if (asker.joinable()) return;
+  stop_asking.store(false);
   ctld::image_questions_start();
   asker = std::thread(ask_until_stopped);
 }
 
 void stop_asking_store() {
+  stop_asking.store(true);  // before the join: the question in flight ends within a second
   ctld::image_questions_stop();
   if (asker.joinable()) asker.join();
 }

@@ -22,7 +22,10 @@ struct DigestOutcome {
 // ImageStore the digest is left to the store's answer (digest ""), and the question is queued.
 DigestOutcome submission_digest(const Config& config, const std::string& image, time_t now);
 
-// Starts (job_submit's init) and stops (fini) the thread that asks the store.
+// Starts (job_submit's init) and stops (fini) the thread that asks the store. Stopping cancels
+// the question in flight (its answer is not recorded; the image is asked about again later) and
+// returns once the thread has ended, within about a second: fini runs under slurmctld's locks,
+// and the plugin is unloaded after it.
 void start_asking_store();
 void stop_asking_store();
 

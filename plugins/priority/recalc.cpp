@@ -308,7 +308,7 @@ slurmctld_lock_t ranking_locks() {
 void pass() {
   // The one place shareq.conf's file is looked at between reconfigures: no lock held here.
   const std::shared_ptr<const ctld::LoadedConfig> config = ctld::refresh_config();
-  (void)ctld::gpu_tres_pos();  // resolve before any assoc_mgr lock is held
+  (void)ctld::resolve_gpu_tres_pos();  // before any assoc_mgr lock is held
   const int64_t half_life = ctld::decay_half_life_s();
   ctld::UsageStore& store = ctld::usage_store();
   int64_t now = 0;
@@ -347,7 +347,7 @@ void pass() {
 void rerank() {
   const std::shared_ptr<const ctld::LoadedConfig> config = ctld::current_config();
   if (!config) return;
-  (void)ctld::gpu_tres_pos();
+  (void)ctld::resolve_gpu_tres_pos();
   const ctld::SlurmctldLocks held(ranking_locks());
   reprioritize(config, time(nullptr));
 }

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -17,6 +18,14 @@ struct CurlDeleter {
   void operator()(CURL* curl) const { curl_easy_cleanup(curl); }
 };
 using CurlHandle = std::unique_ptr<CURL, CurlDeleter>;
+
+// curl's progress callback: a non-zero return aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
+// curl calls it at least about once a second, also while connecting and while the server is
+// silent, so a cancel takes effect within about a second.
+int cancel_check(void* cancel, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
+                 curl_off_t /*ulnow*/) {
+  return static_cast<const std::atomic<bool>*>(cancel)->load(std::memory_order_relaxed) ? 1 : 0;
+}
 
 CurlHandle make_handle(const std::string& url, const TransferLimits& limits) {
   static std::once_flag once;
@@ -35,6 +44,13 @@ CurlHandle make_handle(const std::string& url, const TransferLimits& limits) {
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.stall_timeout_s));
   curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(limits.transfer_timeout_s));
+  if (limits.cancel != nullptr) {
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, cancel_check);
+    // curl's own API takes a void*; cancel_check only reads through it.
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA,
+                     const_cast<void*>(static_cast<const void*>(limits.cancel)));
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  }
   return curl;
 }
 
@@ -117,6 +133,8 @@ Result<bool> perform(CURL* curl, const std::string& url, const std::string& sink
     message += cut_short(curl);
   } else if (rc == CURLE_OPERATION_TIMEDOUT) {
     message += timed_out(curl, limits);
+  } else if (rc == CURLE_ABORTED_BY_CALLBACK && limits.cancel != nullptr) {
+    message += "cancelled (the transfer was stopped before it finished)";
   } else {
     message += curl_easy_strerror(rc);
     if (detail[0] != '\0') message += std::string(" (") + detail + ")";

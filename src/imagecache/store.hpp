@@ -2,6 +2,7 @@
 // NAME.sha256.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -17,6 +18,10 @@ struct TransferLimits {
   int64_t stall_timeout_s = 60;    // abort when under 1 KiB/s for this long
   int64_t transfer_timeout_s = 0;  // whole transfer; 0 = no limit
   int64_t max_bytes = 0;           // an image's largest size (the cache's); 0 = no limit
+  // The caller's to set, from any thread, to abort the transfer: once true, a transfer in
+  // progress (connecting included) stops within about a second with an error that says it was
+  // cancelled. nullptr: never cancelled. The flag must outlive the transfer.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // What a fetch saw of its write side and of the image's size, for the caller to tell a full
