@@ -16,13 +16,12 @@
 #include <optional>
 #include <system_error>
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.hpp"
 #include "config_settings.hpp"
 #include "flags.hpp"
+#include "regular_file.hpp"
 #include "text.hpp"
 #include "units.hpp"
 
@@ -603,24 +602,13 @@ std::variant<std::string, ConfigError> read_limited(int fd, const std::string& l
 }  // namespace
 
 std::variant<std::string, ConfigError> read_config_text(const std::string& path) {
-  // Opened without blocking, so that a FIFO (or a device) is refused before anything waits on
-  // it: only a regular file (or a link to one) is a configuration file.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    return ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(errno)};
+  // Only a regular file (or a link to one) is a configuration file: a FIFO (or a device) is
+  // refused before anything waits on it.
+  auto opened = open_regular_file(path);
+  if (auto* problem = std::get_if<std::string>(&opened)) {
+    return ConfigError{path, 0, "", std::move(*problem)};
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return ConfigError{path, 0, "", "cannot read: " + std::generic_category().message(err)};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return ConfigError{path, 0, "",
-                       "not a regular file; allowed: a regular file (or a symbolic link to one)"};
-  }
-  return read_limited(fd, path);
+  return read_limited(std::get<int>(opened), path);
 }
 
 std::variant<std::string, ConfigError> read_config_fd(int fd, const std::string& label) {

@@ -87,12 +87,12 @@ bool set_option(SimCommandOptions& o, const std::string& name, const std::string
     }
     o.sched_interval_s = n.value();
   } else if (name == "--submit-delay") {
-    const auto n = text::parse_decimal(value, 3600);
-    if (n.status != text::NumberStatus::Ok) {
-      message = "--submit-delay: " + text::quote(value) + " is not allowed; allowed: 0..3600";
+    const auto n = sim::parse_scheduler_parameter("batch_sched_delay", value);  // Slurm's range
+    if (!n) {
+      message = "--submit-delay: " + n.error().message;
       return false;
     }
-    o.submit_delay_s = static_cast<int64_t>(n.value);
+    o.submit_delay_s = n.value();
   } else {
     message = "unknown option " + text::quote(name);
     return false;
@@ -156,12 +156,13 @@ bool report_errors(const sim::Parsed<T>& parsed, std::ostream& err) {
 // shareq.conf's limit, as check-config and slurmctld read it.
 constexpr sim::InputKind kShareqConfInput{"shareq.conf", kMaxConfigFileBytes};
 
-// The text of an input, or nullopt with the error said on `err`.
-std::optional<std::string> read_input(const std::string& path, const sim::InputKind& kind,
-                                      std::ostream& err) {
+// The text of the input that `option` names, or nullopt with the error said on `err`, the option
+// first: "--trace: PATH: is a FIFO, not a regular file; ...".
+std::optional<std::string> read_input(std::string_view option, const std::string& path,
+                                      const sim::InputKind& kind, std::ostream& err) {
   auto text = sim::read_input_file(path, kind);
   if (auto* error = std::get_if<sim::InputError>(&text)) {
-    err << "shareq: sim: " << error->to_string() << "\n";
+    err << "shareq: sim: " << option << ": " << error->to_string() << "\n";
     return std::nullopt;
   }
   return std::move(std::get<std::string>(text));
@@ -170,22 +171,33 @@ std::optional<std::string> read_input(const std::string& path, const sim::InputK
 std::optional<sim::Trace> load_trace(const SimCommandOptions& o, std::ostream& err) {
   std::optional<sim::Parsed<sim::SwfMap>> map;
   if (o.trace_format == "swf") {
-    map = sim::load_swf_map(*o.swf_map);
+    const auto map_text = read_input("--swf-map", *o.swf_map, sim::kSwfMapInput, err);
+    if (!map_text) return std::nullopt;
+    map = sim::parse_swf_map(*map_text, *o.swf_map);
     if (!report_errors(*map, err)) return std::nullopt;
   }
-  const auto text = read_input(o.trace, sim::kTraceInput, err);
+  const auto text = read_input("--trace", o.trace, sim::kTraceInput, err);
   if (!text) return std::nullopt;
   auto parsed = map ? sim::parse_swf_trace(*text, o.trace, *map->value)
                     : sim::parse_sacct_trace(*text, o.trace);
   return report_errors(parsed, err) ? std::move(parsed.value) : std::nullopt;
 }
 
-std::optional<Config> load_config(const std::string& path, std::ostream& err) {
-  const auto text = read_input(path, kShareqConfInput, err);
+std::optional<Config> load_config(std::string_view option, const std::string& path,
+                                  std::ostream& err) {
+  const auto text = read_input(option, path, kShareqConfInput, err);
   if (!text) return std::nullopt;
   const ParseResult parsed = parse_config(*text, path);
   for (const auto& e : parsed.errors) err << "shareq: sim: " << e.to_string() << "\n";
   return parsed.config;
+}
+
+// slurm.conf with the files it includes (read from disk), or nullopt with the errors said.
+std::optional<sim::SlurmCluster> load_slurm_conf(const std::string& path, std::ostream& err) {
+  const auto text = read_input("--slurm-conf", path, sim::kSlurmConfInput, err);
+  if (!text) return std::nullopt;
+  auto parsed = sim::parse_slurm_conf(*text, path, {}, sim::read_include_from_disk);
+  return report_errors(parsed, err) ? std::move(parsed.value) : std::nullopt;
 }
 
 // slurm.conf's, then the command line's (SimCommandOptions).
@@ -248,12 +260,12 @@ int run_checked(std::span<const std::string> args, std::ostream& out, std::ostre
     out << "usage: shareq sim " << kSimSynopsis << "\n";
     return kExitOk;
   }
-  const auto cluster = sim::load_slurm_conf(o->slurm_conf);
-  if (!report_errors(cluster, err)) return kExitFailed;
-  const auto config = load_config(o->config, err);
+  const auto cluster = load_slurm_conf(o->slurm_conf, err);
+  if (!cluster) return kExitFailed;
+  const auto config = load_config("--config", o->config, err);
   if (!config) return kExitFailed;
   std::optional<Config> other;
-  if (o->compare && !(other = load_config(*o->compare, err))) return kExitFailed;
+  if (o->compare && !(other = load_config("--compare", *o->compare, err))) return kExitFailed;
   const auto trace = load_trace(*o, err);
   if (!trace) return kExitFailed;
   CsvOutput jobs_csv, baseline_csv;
@@ -263,13 +275,12 @@ int run_checked(std::span<const std::string> args, std::ostream& out, std::ostre
   }
 
   sim::SimOptions options;
-  options.scheduler = scheduler_params(*o, cluster.value->scheduler);
-  options.tuning.priority_calc_period_s =
-      policy::recalc_period_s(cluster.value->priority_calc_period_s);
-  options.tuning.decay_half_life_s = cluster.value->decay_half_life_s;
-  options.requeue_hold_s = cluster.value->requeue_hold_s;
+  options.scheduler = scheduler_params(*o, cluster->scheduler);
+  options.tuning.priority_calc_period_s = policy::recalc_period_s(cluster->priority_calc_period_s);
+  options.tuning.decay_half_life_s = cluster->decay_half_life_s;
+  options.requeue_hold_s = cluster->requeue_hold_s;
   SimReportInput report{o->trace, &*trace, {}};
-  const auto& nodes = *cluster.value;
+  const auto& nodes = *cluster;
   report.runs.push_back(run_one(*trace, nodes, *config, sim::SchedulerKind::Shareq, options,
                                 "shareq (" + o->config + ")"));
   if (other) {

@@ -55,8 +55,8 @@ struct InputKind {
   size_t max_bytes;
 };
 
-// The limits, far above real files and far below what would exhaust memory (a /dev/zero given as
-// a file stops here, not in std::bad_alloc):
+// The limits, far above real files and far below what would exhaust memory (a file that grows
+// while it is read, or a pipe that never ends, stops here, not in std::bad_alloc):
 //  - a trace: real sacct and SWF traces of a year are tens of MiB (the largest of the Parallel
 //    Workloads Archive, about 300 MiB uncompressed); the parsed jobs take about as much again;
 //  - a slurm.conf with the files it includes: 100,000 nodes (kMaxSimNodes) on lines of their own
@@ -67,17 +67,11 @@ inline constexpr InputKind kSlurmConfInput{"slurm.conf", size_t{16} << 20};
 inline constexpr InputKind kSwfMapInput{"SWF map", size_t{4} << 20};
 
 // The whole file as text, read in blocks up to kind.max_bytes, or the one error (line 0) that
-// says why not: "cannot read: REASON" (the OS's, e.g. "Is a directory", "Permission denied") or
-// "larger than N MiB (the limit for a KIND)".
+// says why not: "cannot read: REASON" (the OS's, e.g. "Permission denied"), "is a FIFO, not a
+// regular file; allowed: ..." (open_regular_file: what is not a regular file is refused before any
+// read, but for a pipe this process holds, /dev/stdin), or "larger than N MiB (the limit for a
+// KIND)".
 std::variant<std::string, InputError> read_input_file(const std::string& path,
                                                       const InputKind& kind);
-
-// Reads `path` and parses it with parse(text, path); an unreadable file is one error, line 0.
-template <typename T, typename Parse>
-Parsed<T> load_input(const std::string& path, const InputKind& kind, Parse parse) {
-  auto text = read_input_file(path, kind);
-  if (auto* error = std::get_if<InputError>(&text)) return {std::nullopt, {std::move(*error)}};
-  return parse(std::get<std::string>(text), path);
-}
 
 }  // namespace shareq::sim

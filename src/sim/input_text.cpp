@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <system_error>
 
+#include <unistd.h>
+
+#include "regular_file.hpp"
 #include "text.hpp"
 
 namespace shareq::sim {
@@ -61,8 +64,16 @@ std::optional<int64_t> signed_decimal(std::string_view text) {
 
 std::variant<std::string, InputError> read_input_file(const std::string& path,
                                                       const InputKind& kind) {
-  std::FILE* stream = std::fopen(path.c_str(), "rb");
-  if (stream == nullptr) return cannot_read(path, errno);
+  auto opened = open_regular_file(path, HeldPipes::Read);
+  if (auto* problem = std::get_if<std::string>(&opened)) {
+    return InputError{path, 0, "", std::move(*problem)};
+  }
+  std::FILE* stream = ::fdopen(std::get<int>(opened), "rb");
+  if (stream == nullptr) {
+    const int error_number = errno;
+    ::close(std::get<int>(opened));
+    return cannot_read(path, error_number);
+  }
   std::string text;
   std::array<char, 65536> block{};
   size_t got = 0;

@@ -16,11 +16,13 @@ struct Param {
 };
 
 // Slurm 22.05's ranges (job_scheduler.c, backfill.c), where Slurm has one; else what the
-// simulator can represent.
+// simulator can represent. batch_sched_delay: Slurm reads it into an int with atoi and refuses
+// only a negative value, so it takes 0..INT_MAX (--submit-delay takes the same).
 constexpr Param kParams[] = {
     {"sched_interval", &SchedulerParams::sched_interval_s, 0, 86400, true,
      "-1 (no main pass) or 0..86400"},
-    {"batch_sched_delay", &SchedulerParams::batch_sched_delay_s, 0, 86400, false, "0..86400"},
+    {"batch_sched_delay", &SchedulerParams::batch_sched_delay_s, 0, 2'147'483'647, false,
+     "0..2147483647"},
     {"default_queue_depth", &SchedulerParams::default_queue_depth, 0, 1'000'000'000, false,
      "0..1000000000"},
     {"partition_job_depth", &SchedulerParams::partition_job_depth, 0, 1'000'000'000, false,

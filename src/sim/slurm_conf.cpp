@@ -384,14 +384,8 @@ Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view fi
   return reader.finish();
 }
 
-Parsed<SlurmCluster> load_slurm_conf(const std::string& path) {
-  const IncludeReader from_disk = [](const std::string& included) {
-    return read_input_file(included, kSlurmConfInput);
-  };
-  return load_input<SlurmCluster>(path, kSlurmConfInput,
-                                  [&](std::string_view text, std::string_view file) {
-                                    return parse_slurm_conf(text, file, {}, from_disk);
-                                  });
+std::variant<std::string, InputError> read_include_from_disk(const std::string& path) {
+  return read_input_file(path, kSlurmConfInput);
 }
 
 }  // namespace shareq::sim

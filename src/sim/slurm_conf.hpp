@@ -85,8 +85,8 @@ Parsed<SlurmCluster> parse_slurm_conf(std::string_view text, std::string_view fi
                                       const SlurmConfLimits& limits = {},
                                       const IncludeReader& read_include = {});
 
-// Reads a file (kSlurmConfInput's limit) and parses it, reading its Include files from disk; an
-// unreadable file is one error with line 0.
-Parsed<SlurmCluster> load_slurm_conf(const std::string& path);
+// An Include's file read from disk (read_input_file, kSlurmConfInput's limit): the IncludeReader
+// of `shareq sim`, which reads the top file itself.
+std::variant<std::string, InputError> read_include_from_disk(const std::string& path);
 
 }  // namespace shareq::sim

@@ -165,8 +165,4 @@ Parsed<SwfMap> parse_swf_map(std::string_view text, std::string_view file) {
   return reader.finish();
 }
 
-Parsed<SwfMap> load_swf_map(const std::string& path) {
-  return load_input<SwfMap>(path, kSwfMapInput, parse_swf_map);
-}
-
 }  // namespace shareq::sim

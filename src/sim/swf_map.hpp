@@ -51,6 +51,5 @@ struct SwfMap {
 };
 
 Parsed<SwfMap> parse_swf_map(std::string_view text, std::string_view file);
-Parsed<SwfMap> load_swf_map(const std::string& path);
 
 }  // namespace shareq::sim

@@ -425,7 +425,8 @@ TEST(ConfigParser, NonRegularFileIsRefusedBeforeAnyRead) {
   const ParseResult parsed = load_config_file("/");
   ASSERT_EQ(parsed.errors.size(), 1u);
   EXPECT_EQ(parsed.errors[0].to_string(),
-            "/: not a regular file; allowed: a regular file (or a symbolic link to one)");
+            "/: is a directory, not a regular file; allowed: a regular file (or a symbolic link "
+            "to one)");
 }
 
 TEST(ConfigParser, ErrorFormat) {

@@ -180,7 +180,8 @@ TEST_F(ShareqTool, CheckConfigRefusesAFifoAtOnce) {
   const Outcome r = run("check-config " + fifo.string(), "", "timeout 10");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err, fifo.string() +
-                       ": not a regular file; allowed: a regular file (or a symbolic link to one)\n"
+                       ": is a FIFO, not a regular file; allowed: a regular file (or a symbolic "
+                       "link to one)\n"
                        "shareq: check-config: 1 error in " +
                        fifo.string() + "\n");
 }

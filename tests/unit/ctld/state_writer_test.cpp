@@ -83,20 +83,28 @@ TEST_F(StateWriterTest, RetriesAFailedWriteUntilItSucceedsWithNothingNewQueued) 
   block_path();
   writer.queue(path_, "kept\n", Durability::ProcessCrash, "claims");
   ASSERT_TRUE(eventually([&] { return !reports().empty(); }));
-  // Several retries fail for the same reason: reported once.
-  std::this_thread::sleep_for(60ms);
+  // Several more attempts fail for the same reason: reported once. Each flush() returns when its
+  // attempt is done, reports made, however many the retry timer made meanwhile (they count too).
+  constexpr int kFlushes = 3;
+  for (int i = 0; i < kFlushes; ++i) writer.flush();
   auto said = reports();
   ASSERT_EQ(said.size(), 1U);
   EXPECT_TRUE(said[0].first);
   EXPECT_NE(said[0].second.find("claims: " + path_), std::string::npos) << said[0].second;
   EXPECT_NE(said[0].second.find("trying again"), std::string::npos) << said[0].second;
 
+  // Written by a retry on the timer, nothing new queued and no flush.
   unblock_path();
   ASSERT_TRUE(eventually([&] { return fs::is_regular_file(path_) && file_text() == "kept\n"; }));
   ASSERT_TRUE(eventually([&] { return reports().size() == 2; }));
   said = reports();
   EXPECT_FALSE(said[1].first);
-  EXPECT_NE(said[1].second.find("written after"), std::string::npos) << said[1].second;
+  // "written after N failed attempt(s)": the first, the flushes' and the timer's, so that the
+  // single failure report above stood for at least 1 + kFlushes attempts.
+  const std::string after = "written after ";
+  const size_t at = said[1].second.find(after);
+  ASSERT_NE(at, std::string::npos) << said[1].second;
+  EXPECT_GE(std::stoi(said[1].second.substr(at + after.size())), 1 + kFlushes) << said[1].second;
 }
 
 TEST_F(StateWriterTest, ANewerTextReplacesTheOneThatFailed) {

@@ -3,10 +3,18 @@
 // the two real traces of shared/traces (skipped when absent).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
+#include <tuple>
 #include <variant>
 
 #include "sim/slurm_conf.hpp"
@@ -137,6 +145,39 @@ TEST(SimGolden, SubmitDelayHoldsSubmissionsButNotJobEnds) {
   const SimRun bad = golden("delay.sacct", {"--submit-delay", "-1"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--submit-delay"), std::string::npos) << bad.err;
+}
+
+TEST(SimGolden, SubmitDelayTakesWhatBatchSchedDelayTakes) {
+  // Slurm reads batch_sched_delay into an int and refuses only a negative value: --submit-delay
+  // and batch_sched_delay= (--sched-params, slurm.conf) take 0..2147483647 alike. A delay past
+  // sched_interval (60 s here) leaves submissions to the periodic and backfill passes: job 2
+  // (t=1), which the 3 s default starts at 3, starts at 30 in the backfill pass.
+  for (const std::string value : {"3601", "86401", "2147483647"}) {
+    for (const std::vector<std::string>& extra :
+         {std::vector<std::string>{"--submit-delay", value},
+          std::vector<std::string>{"--sched-params", "batch_sched_delay=" + value}}) {
+      const SimRun run = golden("delay.sacct", extra);
+      ASSERT_EQ(run.code, 0) << extra[0] << " " << value << ": " << run.err;
+      EXPECT_NE(run.csv.find("2,borrower,gpu,1,30,130,29,0,\"g2\""), std::string::npos)
+          << extra[0] << " " << value << ": " << run.csv;
+    }
+  }
+  for (const auto& [value, what] : std::vector<std::pair<std::string, std::string>>{
+           {"-1", "\"-1\" is negative"}, {"2147483648", "2147483648 is out of range"}}) {
+    const SimRun option = golden("delay.sacct", {"--submit-delay", value});
+    EXPECT_EQ(option.code, 2);
+    EXPECT_EQ(
+        option.err.rfind("shareq: sim: --submit-delay: " + what + "; allowed: 0..2147483647\n", 0),
+        0U)
+        << option.err;
+    const SimRun key = golden("delay.sacct", {"--sched-params", "batch_sched_delay=" + value});
+    EXPECT_EQ(key.code, 2);
+    EXPECT_EQ(key.err.rfind("shareq: sim: --sched-params: SchedulerParameters batch_sched_delay: " +
+                                what + "; allowed: 0..2147483647\n",
+                            0),
+              0U)
+        << key.err;
+  }
 }
 
 // Slurm's passes (passes.slurm.conf: sched_interval=60, batch_sched_delay=0, bf_interval=30,
@@ -299,41 +340,138 @@ SimRun golden_with(const std::string& option, const std::string& path,
   return sim(args);
 }
 
+// A file of `size` zero bytes (sparse: nothing is written) under the test's directory; its path.
+std::string zero_file(const std::string& name, uintmax_t size) {
+  std::string path = temp_file(name, "");
+  std::filesystem::resize_file(path, size);
+  return path;
+}
+
+// "shareq: sim: OPTION: PATH: MESSAGE" and a newline: what sim says of an input it cannot use.
+std::string input_error(const std::string& option, const std::string& path,
+                        const std::string& message) {
+  std::string text = "shareq: sim: ";
+  text.append(option).append(": ").append(path).append(": ").append(message).append("\n");
+  return text;
+}
+
 TEST(SimCommand, InputsAreReadWithinTheirSizeLimits) {
-  for (const auto& [option, limit] : std::vector<std::pair<std::string, std::string>>{
-           {"--slurm-conf", "16 MiB (the limit for a slurm.conf)"},
-           {"--config", "4 MiB (the limit for a shareq.conf)"}}) {
-    const SimRun run = golden_with(option, "/dev/zero");
+  for (const auto& [option, mib, limit] : std::vector<std::tuple<std::string, int, std::string>>{
+           {"--slurm-conf", 16, "16 MiB (the limit for a slurm.conf)"},
+           {"--config", 4, "4 MiB (the limit for a shareq.conf)"}}) {
+    const std::string big = zero_file("big", (uintmax_t{1} << 20) * mib + 1);
+    const SimRun run = golden_with(option, big);
     EXPECT_EQ(run.code, 1) << option;
-    EXPECT_EQ(run.err, "shareq: sim: /dev/zero: larger than " + limit + "\n");
+    EXPECT_EQ(run.err, input_error(option, big, "larger than " + limit));
   }
+  const std::string big_map = zero_file("map", (uintmax_t{4} << 20) + 1);
   const SimRun swf = golden_with("--trace", kData + "/reclaim.sacct",
-                                 {"--trace-format", "swf", "--swf-map", "/dev/zero"});
+                                 {"--trace-format", "swf", "--swf-map", big_map});
   EXPECT_EQ(swf.code, 1);
-  EXPECT_EQ(swf.err, "shareq: sim: /dev/zero: larger than 4 MiB (the limit for a SWF map)\n");
+  EXPECT_EQ(swf.err,
+            input_error("--swf-map", big_map, "larger than 4 MiB (the limit for a SWF map)"));
   // A trace's limit is 1 GiB; the same reader with a smaller one.
-  const auto text = sim::read_input_file("/dev/urandom", {"trace", size_t{1} << 20});
+  const std::string big_trace = zero_file("trace", (uintmax_t{1} << 20) + 1);
+  const auto text = sim::read_input_file(big_trace, {"trace", size_t{1} << 20});
   ASSERT_TRUE(std::holds_alternative<sim::InputError>(text));
   EXPECT_EQ(std::get<sim::InputError>(text).to_string(),
-            "/dev/urandom: larger than 1 MiB (the limit for a trace)");
+            big_trace + ": larger than 1 MiB (the limit for a trace)");
   const auto exact = sim::read_input_file(
       kData + "/golden.slurm.conf", {"slurm.conf", file_text(kData + "/golden.slurm.conf").size()});
   EXPECT_TRUE(std::holds_alternative<std::string>(exact));
 }
 
-TEST(SimCommand, ADirectoryOrAnUnwritableCsvSaysTheOsReason) {
-  const std::string dir = ::testing::TempDir();
-  for (const std::string option : {"--slurm-conf", "--config", "--trace"}) {
-    const SimRun run = golden_with(option, dir);
+// The message for an input that is not a regular file (input_error's MESSAGE).
+std::string not_regular(const std::string& kind) {
+  return "is " + kind +
+         ", not a regular file; allowed: a regular file (or a symbolic link to one), or a pipe "
+         "this command was given open (/dev/stdin)";
+}
+
+// The run with `option`'s input replaced by `path` (golden_with), each option in turn: the
+// error names the option and the file, and says what the file is.
+void expect_refused_as_every_input(const std::string& path, const std::string& kind) {
+  const std::string sacct = kData + "/reclaim.sacct";
+  for (const auto& [option, run] : std::vector<std::pair<std::string, SimRun>>{
+           {"--slurm-conf", golden_with("--slurm-conf", path)},
+           {"--config", golden_with("--config", path)},
+           {"--trace", golden_with("--trace", path)},
+           {"--compare", golden_with("--trace", sacct, {"--compare", path})},
+           {"--swf-map",
+            golden_with("--trace", sacct, {"--trace-format", "swf", "--swf-map", path})}}) {
     EXPECT_EQ(run.code, 1) << option;
-    EXPECT_EQ(run.err, "shareq: sim: " + dir + ": cannot read: Is a directory\n") << option;
+    EXPECT_EQ(run.err, input_error(option, path, not_regular(kind))) << option;
   }
-  const SimRun map =
-      golden_with("--trace", kData + "/reclaim.sacct", {"--trace-format", "swf", "--swf-map", dir});
-  EXPECT_EQ(map.err, "shareq: sim: " + dir + ": cannot read: Is a directory\n");
+}
+
+TEST(SimCommand, AFifoGivenAsAnInputIsRefusedBeforeAnyRead) {
+  // Opened to read, a FIFO without a writer waits for one, and so would the simulator, forever.
+  // Not temp_file: writing to the FIFO a run before left would wait for a reader.
+  const std::string fifo = ::testing::TempDir() + "/sim_golden." +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           ".fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Were the FIFO opened (not refused), this wakes the reader with an end of file after 10 s,
+  // so that the test fails on its message rather than hang.
+  std::atomic<bool> done = false;
+  std::thread waker([&] {
+    for (int i = 0; !done; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      if (i < 1000) continue;
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0) ::close(fd);
+    }
+  });
+  expect_refused_as_every_input(fifo, "a FIFO");
+  // An Include of slurm.conf is read the same way.
+  const std::string conf = temp_file("slurm.conf", "NodeName=g[1-2] Gres=gpu:4\nInclude " + fifo +
+                                                       "\nPartitionName=gpu Nodes=g[1-2]\n");
+  const SimRun include = golden_with("--slurm-conf", conf);
+  EXPECT_EQ(include.code, 1);
+  EXPECT_EQ(include.err, input_error(conf + ":2", "Include", fifo + ": " + not_regular("a FIFO")));
+  done = true;
+  waker.join();
+  std::filesystem::remove(fifo);
+}
+
+TEST(SimCommand, ADeviceOrADirectoryGivenAsAnInputIsRefused) {
+  // /dev/zero would be read up to the input's limit (1 GiB for a trace) and then refused.
+  expect_refused_as_every_input("/dev/zero", "a character device");
+  const std::string dir = ::testing::TempDir();
+  expect_refused_as_every_input(dir, "a directory");
   const SimRun missing = golden_with("--trace", "/nonexistent/t.sacct");
-  EXPECT_EQ(missing.err,
-            "shareq: sim: /nonexistent/t.sacct: cannot read: No such file or directory\n");
+  EXPECT_EQ(missing.err, input_error("--trace", "/nonexistent/t.sacct",
+                                     "cannot read: No such file or directory"));
+}
+
+TEST(SimCommand, APipeOnStandardInputIsReadAsTheTrace) {
+  // `sacct ... | shareq sim --trace /dev/stdin`: a pipe this process holds is no FIFO left
+  // without a writer, and is read as it always was (so is a process substitution's /dev/fd/N).
+  const std::string trace = file_text(kData + "/reclaim.sacct");
+  ASSERT_FALSE(trace.empty());
+  for (const bool as_stdin : {true, false}) {
+    int ends[2];
+    ASSERT_EQ(::pipe(ends), 0);
+    ASSERT_EQ(::write(ends[1], trace.data(), trace.size()), static_cast<ssize_t>(trace.size()));
+    ::close(ends[1]);
+    const int saved = ::dup(STDIN_FILENO);
+    if (as_stdin) {
+      ASSERT_EQ(::dup2(ends[0], STDIN_FILENO), STDIN_FILENO);
+    }
+    const SimRun run =
+        golden_with("--trace", as_stdin ? "/dev/stdin" : "/dev/fd/" + std::to_string(ends[0]));
+    if (saved >= 0) {
+      ::dup2(saved, STDIN_FILENO);
+      ::close(saved);
+    }
+    ::close(ends[0]);
+    EXPECT_EQ(run.code, 0) << run.err;
+    EXPECT_EQ(run.csv, file_text(kData + "/reclaim.expected.csv")) << as_stdin;
+  }
+}
+
+TEST(SimCommand, AnUnwritableCsvSaysTheOsReason) {
   std::vector<std::string> args = golden_args(kData + "/reclaim.sacct");
   args.insert(args.end(), {"--jobs-csv", "/nonexistent/x.csv"});
   std::ostringstream out, err;

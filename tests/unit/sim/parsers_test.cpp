@@ -229,6 +229,11 @@ TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
   EXPECT_EQ(p.bf_max_job_test, 50);
   EXPECT_EQ(p.default_queue_depth, 7);
   EXPECT_EQ(p.batch_sched_delay_s, 0);
+  // Slurm takes any batch_sched_delay an int holds that is not negative (job_scheduler.c).
+  const auto longest = parse_slurm_conf(
+      "NodeName=n1 Gres=gpu:4\nSchedulerParameters=batch_sched_delay=2147483647\n", "slurm.conf");
+  ASSERT_TRUE(longest.value) << first_error(longest.errors);
+  EXPECT_EQ(longest.value->scheduler.batch_sched_delay_s, 2147483647);
   for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
            {"SchedulerParameters=bf_interval=0\n",
             "slurm.conf:1: SchedulerParameters bf_interval: \"0\" is out of range; allowed: -1 (no "
@@ -237,6 +242,9 @@ TEST(SlurmConf, SchedulerParametersOnSlurmsDefaults) {
             "slurm.conf:1: SchedulerParameters sched_interval: \"5s\""},
            {"SchedulerParameters=bf_min_prio_reserve=4294967296\n",
             "slurm.conf:1: SchedulerParameters bf_min_prio_reserve: "},
+           {"SchedulerParameters=batch_sched_delay=2147483648\n",
+            "slurm.conf:1: SchedulerParameters batch_sched_delay: 2147483648 is out of range; "
+            "allowed: 0..2147483647"},
            {"SchedulerType=sched/wiki\n",
             "slurm.conf:1: SchedulerType: \"sched/wiki\" is not simulated; allowed: "
             "sched/backfill, sched/builtin"}}) {

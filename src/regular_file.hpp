@@ -1,0 +1,28 @@
+// Opening a file that is to be read whole (shareq.conf in slurmctld and check-config, shareq
+// sim's inputs): what is not a regular file is refused before anything reads it, since a FIFO
+// without a writer, or a device, would make the reader wait forever or read without end.
+#pragma once
+
+#include <string>
+#include <variant>
+
+namespace shareq {
+
+// What open_regular_file takes besides a regular file (or a symbolic link to one).
+enum class HeldPipes {
+  Refuse,
+  // Also a FIFO that this process already holds open: standard input named /dev/stdin, or a
+  // shell's process substitution (/dev/fd/63). Its writer is the caller's, so reading it waits
+  // on that writer; a FIFO that nothing in this process holds is still refused.
+  Read,
+};
+
+// A descriptor open for reading (blocking, close-on-exec; the caller closes it), or why `path`
+// cannot be read: "cannot read: REASON" (the OS's) or "is a FIFO, not a regular file; allowed: a
+// regular file (or a symbolic link to one)" (a directory, a character device, ... likewise). The
+// file is opened with O_NONBLOCK, so that opening a FIFO does not wait for a writer, and judged by
+// fstat before any read.
+std::variant<int, std::string> open_regular_file(const std::string& path,
+                                                 HeldPipes pipes = HeldPipes::Refuse);
+
+}  // namespace shareq
