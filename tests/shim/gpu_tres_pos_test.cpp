@@ -15,7 +15,7 @@
 #include <string>
 
 #include "lock_order.hpp"
-#include "log.hpp"
+#include "fake_ctld_log.hpp"
 #include "slurm_jobs.hpp"
 #include "slurmctld_headers.hpp"
 
@@ -32,7 +32,6 @@ constexpr int kHotCalls = 100;
 
 int g_lookups = 0;       // calls of assoc_mgr_find_tres_pos
 bool g_tracked = false;  // whether gres/gpu is in the TRES table
-std::string g_log;
 
 }  // namespace
 
@@ -59,25 +58,6 @@ void* list_next(list_itr_t* i) {
 void list_iterator_destroy(list_itr_t* i) { (void)i; }
 
 }  // extern "C"
-
-namespace shareq::ctld {
-
-#define SHAREQ_FAKE_LOG(name)                \
-  void name(const char* fmt, ...) {          \
-    char line[1024];                         \
-    va_list args;                            \
-    va_start(args, fmt);                     \
-    vsnprintf(line, sizeof line, fmt, args); \
-    va_end(args);                            \
-    g_log.append(line).append("\n");         \
-  }
-SHAREQ_FAKE_LOG(log_error)
-SHAREQ_FAKE_LOG(log_info)
-SHAREQ_FAKE_LOG(log_verbose)
-SHAREQ_FAKE_LOG(log_debug)
-#undef SHAREQ_FAKE_LOG
-
-}  // namespace shareq::ctld
 
 namespace {
 
@@ -113,7 +93,7 @@ int setup(void** state) {
   ctld::forget_tres_pos();
   g_lookups = 0;
   g_tracked = false;
-  g_log.clear();
+  fake_ctld_lines().clear();
   return 0;
 }
 
@@ -124,8 +104,8 @@ void an_untracked_gpu_is_looked_up_once(void** state) {
   RunningJob running;
   assert_int_equal(ctld::resolve_gpu_tres_pos(), -1);
   assert_int_equal(g_lookups, 1);
-  assert_int_equal(lines(g_log), 1);
-  assert_non_null(strstr(g_log.c_str(), "gres/gpu is not a tracked TRES"));
+  assert_int_equal(lines(fake_ctld_lines()), 1);
+  assert_non_null(strstr(fake_ctld_lines().c_str(), "gres/gpu is not a tracked TRES"));
   for (int i = 0; i < kHotCalls; ++i) {
     assert_int_equal(ctld::gpu_tres_pos(), -1);
     assert_int_equal(ctld::requested_gpus(&running.job), 0);
@@ -135,7 +115,7 @@ void an_untracked_gpu_is_looked_up_once(void** state) {
   assert_int_equal(g_lookups, 1);
   assert_true(ctld::job_holds_allocation(running.job.job_id));
   ctld::job_released(&running.job);
-  assert_int_equal(lines(g_log), 1);
+  assert_int_equal(lines(fake_ctld_lines()), 1);
 }
 
 // Nothing cached (a start, or forget_tres_pos at reconfigure): the first hot-path call asks,
@@ -167,7 +147,7 @@ void a_resolve_finds_a_gpu_tracked_later(void** state) {
   }
   assert_int_equal(ctld::resolve_gpu_tres_pos(), kGpuPos);
   assert_int_equal(g_lookups, 3);
-  assert_int_equal(lines(g_log), 1);  // the miss, logged once
+  assert_int_equal(lines(fake_ctld_lines()), 1);  // the miss, logged once
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 #include "flags.hpp"
 #include "image_digest.hpp"
 #include "image_digests.hpp"
-#include "log.hpp"
+#include "fake_ctld_log.hpp"
 #include "silent_store.hpp"
 #include "submit_shim.h"
 #include "two_family_conf.h"
@@ -61,21 +61,6 @@ extern "C" void queue_job_scheduler(void) { ++g_scheduler_kicks; }
 namespace shareq::ctld {
 
 std::shared_ptr<const LoadedConfig> current_config() { return g_config; }
-
-#define SHAREQ_FAKE_LOG(name)         \
-  void name(const char* fmt, ...) {   \
-    va_list args;                     \
-    va_start(args, fmt);              \
-    std::fprintf(stderr, "log: ");    \
-    std::vfprintf(stderr, fmt, args); \
-    std::fprintf(stderr, "\n");       \
-    va_end(args);                     \
-  }
-SHAREQ_FAKE_LOG(log_error)
-SHAREQ_FAKE_LOG(log_info)
-SHAREQ_FAKE_LOG(log_verbose)
-SHAREQ_FAKE_LOG(log_debug)
-#undef SHAREQ_FAKE_LOG
 
 }  // namespace shareq::ctld
 

@@ -31,7 +31,7 @@ extern "C" {
 
 #include "cluster_state.hpp"
 #include "fake_xmalloc.h"
-#include "log.hpp"
+#include "fake_ctld_log.hpp"
 #include "policy/job_record.hpp"
 #include "slurm_job_info.hpp"
 #include "slurm_jobs.hpp"
@@ -51,15 +51,6 @@ constexpr int kGpuPos = TRES_ARRAY_TOTAL_CNT;
 constexpr int kTresCount = kGpuPos + 1;
 const char* const kTresNames[kTresCount] = {"cpu",     "mem",  "energy", "node",    "billing",
                                             "fs/disk", "vmem", "pages",  "gres/gpu"};
-
-std::string g_log;
-
-void append_log(const char* fmt, va_list args) {
-  char line[2048];
-  vsnprintf(line, sizeof line, fmt, args);
-  g_log += line;
-  g_log += '\n';
-}
 
 }  // namespace
 
@@ -87,23 +78,6 @@ void* list_next(list_itr_t* i) {
 void list_iterator_destroy(list_itr_t* i) { delete i; }
 
 }  // extern "C"
-
-namespace shareq::ctld {
-
-#define SHAREQ_FAKE_LOG(name)       \
-  void name(const char* fmt, ...) { \
-    va_list args;                   \
-    va_start(args, fmt);            \
-    append_log(fmt, args);          \
-    va_end(args);                   \
-  }
-SHAREQ_FAKE_LOG(log_error)
-SHAREQ_FAKE_LOG(log_info)
-SHAREQ_FAKE_LOG(log_verbose)
-SHAREQ_FAKE_LOG(log_debug)
-#undef SHAREQ_FAKE_LOG
-
-}  // namespace shareq::ctld
 
 namespace {
 
@@ -518,7 +492,8 @@ Views translate_both(const Cluster& cluster, SlurmJob& slurm) {
       registered != nullptr ? std::optional<policy::RunningJob>(*registered) : std::nullopt,
       policy::as_running(policy, v.tool), "slurmctld's registry");
   shareq::ctld::job_released(job);
-  if (!g_log.empty()) fail_msg("the controller view logged:\n%s", g_log.c_str());
+  if (!fake_ctld_lines().empty())
+    fail_msg("the controller view logged:\n%s", fake_ctld_lines().c_str());
   return v;
 }
 
@@ -538,7 +513,7 @@ policy::FamilyId family(const Cluster& cluster, const char* partition) {
 
 int setup(void** state) {
   *state = new Cluster;
-  g_log.clear();
+  fake_ctld_lines().clear();
   return 0;
 }
 
