@@ -70,7 +70,8 @@ bool same_family(const Family& a, const Family& b) {
 
 bool same_quota(const ShareQuota& a, const ShareQuota& b) {
   return a.share == b.share && a.family == b.family && a.quota == b.quota &&
-         a.borrow_limit == b.borrow_limit && a.lend_limit == b.lend_limit;
+         a.borrow_limit == b.borrow_limit && a.lend_limit == b.lend_limit &&
+         a.borrow_weight == b.borrow_weight;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 //   Family=NAME Partitions=P[,P...] Capacity=node=N | Capacity=gres/gpu=N [Hardware=SPEC]
 //          [Fallback=FAMILY[,FAMILY...]]
 //   Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] [LendLimit=LIMIT]
+//         [BorrowWeight=W]
 //   Key=Value for the global settings below.
 // LIMIT is an amount in the family's unit (node=N / gres/gpu=N), P% of the share's quota, or
 // UNLIMITED (the default for both limits). SPEC: the node hardware the family expects
@@ -54,6 +55,8 @@ struct Family {
   std::vector<std::string> fallback{};
 };
 
+inline constexpr int64_t kBorrowWeightScale = 1000;  // BorrowWeight=1
+
 // One Share= line: a share's quota in one family.
 struct ShareQuota {
   std::string share;   // as written in shareq.conf
@@ -62,6 +65,10 @@ struct ShareQuota {
   Limit borrow_limit;
   Limit lend_limit;
   int line = 0;
+  // BorrowWeight=, in thousandths: among borrowers, shares are ranked by decayed usage / (quota x
+  // weight), so a share of weight 4 borrows ahead of one of weight 1 until its usage relative to
+  // its quota is four times as large.
+  int64_t borrow_weight = kBorrowWeightScale;
 };
 
 enum class WarmPoolMode { Prefer, Reserve };

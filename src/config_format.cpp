@@ -25,7 +25,8 @@ std::string format_share(const Config& config, const ShareQuota& share) {
   return "Share=" + share.share + " Family=" + share.family +
          " Quota=" + units::format_amount(unit, share.quota) +
          " BorrowLimit=" + units::format_limit(share.borrow_limit, unit) +
-         " LendLimit=" + units::format_limit(share.lend_limit, unit) + "\n";
+         " LendLimit=" + units::format_limit(share.lend_limit, unit) +
+         " BorrowWeight=" + units::format_weight(share.borrow_weight) + "\n";
 }
 
 }  // namespace

@@ -34,14 +34,14 @@ constexpr std::string_view kFamilyHelp =
     "[Hardware=gpus=N,numa=N,cores=N] [Fallback=FAMILY[,FAMILY...]]";
 constexpr std::string_view kShareHelp =
     "a Share line is Share=NAME Family=NAME Quota=node=N|gres/gpu=N [BorrowLimit=LIMIT] "
-    "[LendLimit=LIMIT]";
+    "[LendLimit=LIMIT] [BorrowWeight=W]";
 constexpr std::string_view kLineHelp =
     "a line is Key=Value words separated by spaces, e.g. Family=p4 Partitions=p4 "
     "Capacity=node=4";
 constexpr std::array<std::string_view, 5> kFamilyKeys = {"Family", "Partitions", "Capacity",
                                                          "Hardware", "Fallback"};
-constexpr std::array<std::string_view, 5> kShareKeys = {"Share", "Family", "Quota", "BorrowLimit",
-                                                        "LendLimit"};
+constexpr std::array<std::string_view, 6> kShareKeys = {"Share",       "Family",    "Quota",
+                                                        "BorrowLimit", "LendLimit", "BorrowWeight"};
 
 struct Token {
   std::string_view key;
@@ -60,6 +60,7 @@ struct PendingShare {
   std::optional<std::string> quota;
   std::optional<std::string> borrow;
   std::optional<std::string> lend;
+  std::optional<std::string> weight;
   int line = 0;
 };
 
@@ -187,7 +188,7 @@ class Parser {
                      "belongs on a Family line, after Family=NAME; " + std::string(kFamilyHelp));
       }
     }
-    for (std::string_view record_key : {"Quota", "BorrowLimit", "LendLimit"}) {
+    for (std::string_view record_key : {"Quota", "BorrowLimit", "LendLimit", "BorrowWeight"}) {
       if (text::iequals(key, record_key)) {
         return error(line, std::string(record_key),
                      "belongs on a Share line, after Share=NAME; " + std::string(kShareHelp));
@@ -378,7 +379,7 @@ class Parser {
     return true;
   }
 
-  void parse_share(int line, const std::array<Field, 5>& fields) {
+  void parse_share(int line, const std::array<Field, 6>& fields) {
     for (size_t i = 1; i < 3; ++i) {
       if (!fields[i].given) {
         missing(line, kShareKeys[i], kShareHelp);
@@ -397,7 +398,8 @@ class Parser {
     // Checked once every family is known, even without a name, family or quota: the other
     // values' errors are reported too.
     pending_.push_back(PendingShare{name, text_of(fields[1]), text_of(fields[2]),
-                                    text_of(fields[3]), text_of(fields[4]), line});
+                                    text_of(fields[3]), text_of(fields[4]), text_of(fields[5]),
+                                    line});
   }
 
   // What a Share line knows of its family: the whole Family (valid), or its unit alone or
@@ -440,13 +442,22 @@ class Parser {
       }
     }
     ShareQuota quota{
-        pending.name.value_or(""), pending.family.value_or(""), 0, Limit{}, Limit{}, line};
+        pending.name.value_or(""), pending.family.value_or(""), 0, Limit{}, Limit{}, line,
+        kBorrowWeightScale};
     bool ok = pending.name && view.family != nullptr;
     if (pending.quota) {
       ok = parse_quota(line, *pending.quota, view, pending.family.value_or(""), quota.quota) && ok;
     }
     ok = parse_limit(line, "BorrowLimit", pending.borrow, view.unit, quota.borrow_limit) && ok;
     ok = parse_limit(line, "LendLimit", pending.lend, view.unit, quota.lend_limit) && ok;
+    if (pending.weight) {
+      if (Result<int64_t> weight = units::parse_weight(*pending.weight); weight) {
+        quota.borrow_weight = weight.value();
+      } else {
+        error(line, "BorrowWeight", weight.error().message);
+        ok = false;
+      }
+    }
     if (ok && pending.quota) {
       config_.shares.push_back(std::move(quota));
     }

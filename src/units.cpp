@@ -177,4 +177,45 @@ std::string format_duration(int64_t seconds) { return format_scaled(seconds, kDu
 
 std::string format_size(int64_t bytes) { return format_scaled(bytes, kSizeSuffixes); }
 
+Result<int64_t> parse_weight(std::string_view text) {
+  const size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? "" : text.substr(dot + 1);
+  const bool digits = !whole.empty() &&
+                      whole.find_first_not_of("0123456789") == std::string_view::npos &&
+                      fraction.find_first_not_of("0123456789") == std::string_view::npos &&
+                      (dot == std::string_view::npos || !fraction.empty());
+  if (!digits) {
+    return fail(text::quote(text) +
+                " is not a plain decimal number; allowed: " + std::string(kWeightAllowed));
+  }
+  if (fraction.size() > 3) {
+    return fail(text::quote(text) +
+                " has more than 3 decimals; allowed: " + std::string(kWeightAllowed));
+  }
+  const text::Number number = text::parse_decimal(whole, kMaxWeight / kWeightScale + 1);
+  if (number.status != text::NumberStatus::Ok) {
+    return fail(text::quote(text) + " is out of range; allowed: " + std::string(kWeightAllowed));
+  }
+  int64_t thousandths = static_cast<int64_t>(number.value) * kWeightScale;
+  int64_t place = kWeightScale / 10;
+  for (const char c : fraction) {
+    thousandths += (c - '0') * place;
+    place /= 10;
+  }
+  if (thousandths < kMinWeight || thousandths > kMaxWeight) {
+    return fail(text::quote(text) + " is out of range; allowed: " + std::string(kWeightAllowed));
+  }
+  return thousandths;
+}
+
+std::string format_weight(int64_t thousandths) {
+  std::string out = std::to_string(thousandths / kWeightScale);
+  int64_t rest = thousandths % kWeightScale;
+  if (rest == 0) return out;
+  std::string decimals = std::to_string(kWeightScale + rest).substr(1);  // "250" for .25
+  while (decimals.back() == '0') decimals.pop_back();
+  return out + "." + decimals;
+}
+
 }  // namespace shareq::units

@@ -37,11 +37,21 @@ Result<int64_t> parse_duration(std::string_view text);
 Result<int64_t> parse_size(std::string_view text);
 // yes/no, true/false, 1/0, on/off, any case.
 Result<bool> parse_bool(std::string_view text);
+// A share's BorrowWeight: a decimal number from 0.001 to 1000 with at most three decimals
+// ("4", "0.25"), in thousandths (kBorrowWeightScale is 1).
+inline constexpr int64_t kWeightScale = kBorrowWeightScale;
+inline constexpr int64_t kMinWeight = 1;                    // 0.001
+inline constexpr int64_t kMaxWeight = 1000 * kWeightScale;  // 1000
+inline constexpr std::string_view kWeightAllowed =
+    "a number from 0.001 to 1000 with at most 3 decimals (default 1; a higher weight borrows "
+    "first)";
+Result<int64_t> parse_weight(std::string_view text);
 
 // The canonical spellings, which the parsers above read back to the same value.
 std::string format_amount(Unit unit, int64_t value);      // "node=4"
 std::string format_limit(const Limit& limit, Unit unit);  // "UNLIMITED", "50%", "node=2"
 std::string format_duration(int64_t seconds);             // "28d", "90m", "61"
 std::string format_size(int64_t bytes);                   // "200G", "1536K", "1000"
+std::string format_weight(int64_t thousandths);           // "1", "0.25", "1000"
 
 }  // namespace shareq::units

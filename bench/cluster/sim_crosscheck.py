@@ -87,7 +87,8 @@ def configs(run_dir, mode, made):
     if os.path.exists(shareq_saved):
         return slurm_conf, open(shareq_saved).read()
     shareq_conf = U.shareq_conf(made.get("reclaim_after", U.RECLAIM_AFTER_S),
-                                made.get("quotas") or U.DEFAULT_QUOTA_GPUS)
+                                made.get("quotas") or U.DEFAULT_QUOTA_GPUS,
+                                made.get("borrow_weights") or {})
     shareq_conf += "".join(line + "\n" for line in made.get("conf_lines") or [])
     return slurm_conf, shareq_conf
 

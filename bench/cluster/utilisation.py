@@ -19,7 +19,7 @@ the share of the busy GPU time that preempted runs held (work lost).
 
 Usage: bench/cluster/utilisation.py [--runs 5] [--seed 7] [--time-scale 1] [--parallel]
            [--modes stock,shareq] [--dump-dir DIR] [--shareq-sched-params PARAMS] [--scale 1]
-           [--quotas production=12,research=10,hpo=10]
+           [--quotas production=12,research=10,hpo=10] [--borrow-weights production=10]
            (as root; build/ built)
        bench/cluster/utilisation.py --from-dumps DIR [--explain]   (the table again from dumps)
        bench/cluster/utilisation.py --simulate [--runs 200] [--time-scale K] ... (shareq sim:
@@ -54,22 +54,33 @@ Family=p4 Partitions=p4 Capacity=node=4
 Family=p5 Partitions=p5 Capacity=gres/gpu=32
 Share=ProdExp1 Family=p4 Quota=node=2
 Share=ProdExp2 Family=p4 Quota=node=2
-Share=ProdExp1 Family=p5 Quota=gres/gpu={production}
-Share=Research Family=p5 Quota=gres/gpu={research}
-Share=ProdExp2 Family=p5 Quota=gres/gpu={hpo}
+Share=ProdExp1 Family=p5 Quota=gres/gpu={production}{production_weight}
+Share=Research Family=p5 Quota=gres/gpu={research}{research_weight}
+Share=ProdExp2 Family=p5 Quota=gres/gpu={hpo}{hpo_weight}
 ReclaimMinRuntime=0
 ReclaimAfter={reclaim_after}
 """
 
 
-def shareq_conf(reclaim_after, quotas=None):
-    """The benchmark's shareq.conf, with `quotas` (default QUOTA_GPUS)."""
-    return SHAREQ_CONF.format(reclaim_after=reclaim_after, **(quotas or QUOTA_GPUS))
+# Each share's BorrowWeight in p5 (--borrow-weights); a share not in it has none (weight 1).
+BORROW_WEIGHTS = {}
+
+
+def shareq_conf(reclaim_after, quotas=None, weights=None):
+    """The benchmark's shareq.conf, with `quotas` (default QUOTA_GPUS) and BorrowWeights
+    `weights` (default BORROW_WEIGHTS)."""
+    weights = BORROW_WEIGHTS if weights is None else weights
+    words = {f"{share}_weight": f" BorrowWeight={weights[share]}" if share in weights else ""
+             for share in DEFAULT_QUOTA_GPUS}
+    return SHAREQ_CONF.format(reclaim_after=reclaim_after, **(quotas or QUOTA_GPUS), **words)
 
 
 def use_quotas(made):
-    """QUOTA_GPUS as a run's run.json says it was made (the default before --quotas existed)."""
+    """QUOTA_GPUS and BORROW_WEIGHTS as a run's run.json says it was made (the defaults before
+    --quotas and --borrow-weights existed)."""
     QUOTA_GPUS.update(made.get("quotas") or DEFAULT_QUOTA_GPUS)
+    BORROW_WEIGHTS.clear()
+    BORROW_WEIGHTS.update(made.get("borrow_weights") or {})
 
 
 # What a reclaim costs its victim on the test cluster before it can run again: the requeued job's
@@ -489,7 +500,8 @@ def run_pair(index, seed, opts, modes, dump_root):
         with open(os.path.join(dump_dir, "run.json"), "w") as f:
             json.dump({"seed": seed, "time_scale": opts.time_scale, "scale": opts.scale,
                        "reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line,
-                       "quotas": QUOTA_GPUS, "modes": modes, "parallel": opts.parallel}, f)
+                       "quotas": QUOTA_GPUS, "borrow_weights": BORROW_WEIGHTS, "modes": modes,
+                       "parallel": opts.parallel}, f)
     results = {}
     order = modes if index % 2 == 0 else list(reversed(modes))
     if opts.parallel:
@@ -538,7 +550,7 @@ def simulate_pair(index, seed, opts, modes, sim_root):
     delays (docs/benchmarks.md, "Simulator against the cluster"), so it is a guide to what to
     measure on the cluster, not the evidence."""
     made = {"reclaim_after": opts.reclaim_after, "conf_lines": opts.conf_line,
-            "quotas": QUOTA_GPUS}
+            "quotas": QUOTA_GPUS, "borrow_weights": BORROW_WEIGHTS}
     jobs = simulated_jobs(opts.scale, opts.time_scale, seed)
     out = {}
     for mode in modes:
@@ -597,6 +609,22 @@ def parse_quotas(text):
     return quotas
 
 
+def parse_borrow_weights(text):
+    """--borrow-weights: SHARE=WEIGHT,... over the benchmark's shares (shareq.conf's BorrowWeight,
+    0.001 to 1000); argparse turns the ValueError into an error that names the option."""
+    weights = {}
+    for item in text.split(","):
+        share, _, weight = item.partition("=")
+        share, weight = share.strip(), weight.strip()
+        if share not in DEFAULT_QUOTA_GPUS or not re.fullmatch(r"\d+(\.\d{1,3})?", weight) \
+                or not 0.001 <= float(weight) <= 1000:
+            raise argparse.ArgumentTypeError(
+                f"{item!r}: SHARE=WEIGHT, SHARE one of {', '.join(DEFAULT_QUOTA_GPUS)}, WEIGHT a "
+                "number from 0.001 to 1000 with at most 3 decimals")
+        weights[share] = weight
+    return weights
+
+
 def check_conf_lines(parser, opts):
     """--conf-line: the benchmark's shareq.conf with them must pass `shareq check-config`, or a
     run would measure a controller that refused its configuration."""
@@ -643,6 +671,9 @@ def main():
                         help="the shares' quotas in p5 instead of production=12,research=10,"
                         "hpo=10, e.g. production=16,research=8,hpo=8 (a share not named keeps "
                         "its own; in all at most the family's 32 GPUs)")
+    parser.add_argument("--borrow-weights", type=parse_borrow_weights, metavar="SHARE=WEIGHT,...",
+                        help="the shares' BorrowWeight in p5 (shareq mode; default none, i.e. 1),"
+                        " e.g. production=10")
     parser.add_argument("--modes", default="stock,shareq", help="comma-separated: stock, shareq")
     parser.add_argument("--dump-dir", help="write each run's jobs (job, tier, state, submit, "
                         "start, end, GPUs, nodes) to DIR/runK/utilisation-MODE.runs and the "
@@ -676,6 +707,9 @@ def main():
     if opts.quotas and opts.from_dumps:
         parser.error("--quotas: not with --from-dumps (each run's run.json has its quotas)")
     QUOTA_GPUS.update(opts.quotas or {})
+    if opts.borrow_weights and opts.from_dumps:
+        parser.error("--borrow-weights: not with --from-dumps (each run's run.json has them)")
+    BORROW_WEIGHTS.update(opts.borrow_weights or {})
     if opts.conf_line and not opts.from_dumps:
         check_conf_lines(parser, opts)
     if opts.explain and not opts.from_dumps:

@@ -17,7 +17,8 @@ struct Pair {
   int64_t usage;
   int64_t quota;
   double decayed;
-  bool unlisted;  // the implicit share of unlisted accounts: last among borrowers
+  bool unlisted;   // the implicit share of unlisted accounts: last among borrowers
+  int64_t weight;  // BorrowWeight, in thousandths
 };
 
 // usage/quota, exactly; a quota of 0 counts as fully used (1).
@@ -27,12 +28,16 @@ bool less_used(const Pair& a, const Pair& b) {
   return num(a) * den(b) < num(b) * den(a);
 }
 
-// Decayed usage relative to quota; quota 0 after every share with a quota, by decayed usage.
+// Decayed usage relative to quota and BorrowWeight; quota 0 after every share with a quota, by
+// decayed usage.
 bool less_decayed(const Pair& a, const Pair& b) {
   if (a.unlisted != b.unlisted) return b.unlisted;
   if ((a.quota == 0) != (b.quota == 0)) return a.quota != 0;
   if (a.quota == 0) return a.decayed < b.decayed;
-  return a.decayed / static_cast<double>(a.quota) < b.decayed / static_cast<double>(b.quota);
+  const auto entitled = [](const Pair& p) {
+    return static_cast<double>(p.quota) * static_cast<double>(p.weight);
+  };
+  return a.decayed / entitled(a) < b.decayed / entitled(b);
 }
 
 // Dense ranks, the best pair (first after sorting by `less`) highest.
@@ -72,7 +77,8 @@ std::vector<Pair> ranked_pairs(const Ledger& ledger, const DecayedUsage& usage) 
       if (rule == nullptr) continue;
       const size_t index = s * families + f;
       pairs.push_back({index, ledger.usage(share, family), rule->quota,
-                       decayed_at(usage, index, size), policy.is_unlisted(share)});
+                       decayed_at(usage, index, size), policy.is_unlisted(share),
+                       rule->borrow_weight});
     }
   }
   return pairs;

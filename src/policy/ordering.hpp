@@ -14,9 +14,11 @@
 //     share's whole quota can never be within it: it is passed over and ends nothing;
 //  2. among within-quota jobs, the share furthest below its quota first (smallest usage/quota,
 //     usage as held now, without the job; a quota of 0 counts as fully used);
-//     among borrowers, the share with the least decayed usage relative to its quota first
-//     (decayed usage / quota, i.e. seconds at its full quota; shares with a quota of 0 after all
-//     others, by decayed usage);
+//     among borrowers, the share with the least decayed usage relative to its quota and its
+//     BorrowWeight first (decayed usage / (quota x BorrowWeight), i.e. seconds at its full quota,
+//     over the weight: a share of weight 4 borrows ahead of one of weight 1 until it has used
+//     four times as much of its quota; AWS Batch's share weight factor, inverted); shares with
+//     a quota of 0 after all others, by decayed usage;
 //  3. inside a share, higher --share-priority first;
 //  4. then the lower nice value first (`--nice`, `scontrol update Nice=`: a user steps back their
 //     own job; a negative nice, which Slurm allows only operators, moves it ahead);

@@ -12,6 +12,7 @@ QuotaRule resolve_rule(const ShareQuota& line) {
   rule.quota = std::max<int64_t>(line.quota, 0);
   rule.borrow_limit = std::max<int64_t>(line.borrow_limit.resolve(rule.quota), 0);
   rule.lend_limit = std::max<int64_t>(line.lend_limit.resolve(rule.quota), 0);
+  rule.borrow_weight = std::max<int64_t>(line.borrow_weight, 1);
   return rule;
 }
 

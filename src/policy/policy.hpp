@@ -31,8 +31,9 @@ inline constexpr int64_t kUnlimited = INT64_MAX;
 // One Share= line, resolved: limits in the family's unit (kUnlimited when unlimited).
 struct QuotaRule {
   int64_t quota = 0;
-  int64_t borrow_limit = kUnlimited;  // most the share may run beyond its quota
-  int64_t lend_limit = kUnlimited;    // most of its unused quota others may borrow
+  int64_t borrow_limit = kUnlimited;           // most the share may run beyond its quota
+  int64_t lend_limit = kUnlimited;             // most of its unused quota others may borrow
+  int64_t borrow_weight = kBorrowWeightScale;  // BorrowWeight, in thousandths (ordering.hpp)
 };
 
 struct FamilyInfo {

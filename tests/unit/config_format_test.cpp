@@ -42,13 +42,30 @@ TEST(FormatConfig, SeveralPartitionsAndLimits) {
                  "Share=y Family=big Quota=gres/gpu=0 BorrowLimit=100% LendLimit=unlimited\n"));
 }
 
+TEST(FormatConfig, BorrowWeightsRoundTrip) {
+  const Config config = must_parse(
+      "Family=big Partitions=a Capacity=gres/gpu=64\n"
+      "Share=x Family=big Quota=gres/gpu=10 BorrowWeight=4\n"
+      "Share=y Family=big Quota=gres/gpu=10 BorrowWeight=0.25\n"
+      "Share=z Family=big Quota=gres/gpu=10 BorrowWeight=0.001\n"
+      "Share=w Family=big Quota=gres/gpu=10 BorrowWeight=1000.000\n");
+  expect_round_trip(config);
+  const std::string text = format_config(config);
+  for (const char* weight :
+       {"BorrowWeight=4\n", "BorrowWeight=0.25\n", "BorrowWeight=0.001\n", "BorrowWeight=1000\n"}) {
+    EXPECT_NE(text.find(weight), std::string::npos) << "missing " << weight << "in\n" << text;
+  }
+}
+
 TEST(FormatConfig, PrintsEverySettingExplicitly) {
   const std::string text = format_config(must_parse(kClusterConf));
   for (const char* line :
        {"Family=p4 Partitions=p4 Capacity=node=4\n",
         "Family=p5 Partitions=p5 Capacity=gres/gpu=32\n",
-        "Share=ProdExp2 Family=p4 Quota=node=2 BorrowLimit=node=2 LendLimit=50%\n",
-        "Share=ProdExp1 Family=p4 Quota=node=2 BorrowLimit=UNLIMITED LendLimit=UNLIMITED\n",
+        "Share=ProdExp2 Family=p4 Quota=node=2 BorrowLimit=node=2 LendLimit=50% BorrowWeight=1\n",
+        // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one line, split for width
+        "Share=ProdExp1 Family=p4 Quota=node=2 BorrowLimit=UNLIMITED LendLimit=UNLIMITED "
+        "BorrowWeight=1\n",
         "DefaultPriority=50\n", "InSharePreemption=yes\n", "ReclaimMinRuntime=600\n",
         "ReclaimAfter=60\n", "PreemptGraceTime=0\n", "MaxKeepAlive=1h\n",
         "MaxWarmPoolLifetime=28d\n", "WarmPoolMode=prefer\n",

@@ -189,6 +189,42 @@ TEST(Order, QuotaZeroCountsAsFullyUsed) {
   EXPECT_EQ(ranks.within[world.share("a") * families + 1], 0u);  // a has no quota in p5
 }
 
+// BorrowWeight scales what a share's decayed usage counts against among borrowers only.
+TEST(Order, BorrowWeightPutsAHeavierUserFirstAmongBorrowersOnly) {
+  auto cluster = [](int64_t weight_of_a) {
+    return Cluster()
+        .family("p4", Unit::Node, 12)
+        .share("a", "p4", 4)
+        .borrow_weight(weight_of_a)
+        .share("b", "p4", 4);
+  };
+  const std::vector<Running> running = {Running(1).share("a").amount(4),
+                                        Running(2).share("b").amount(4)};
+  auto a_ahead_of_b = [&](int64_t weight_of_a, const std::vector<Running>& run) {
+    const World world(cluster(weight_of_a), run);
+    DecayedUsage usage(world.policy.share_count() * world.policy.family_count(), 0.0);
+    usage[world.share("a") * world.policy.family_count()] = 1000.0;  // a used 10x what b did
+    usage[world.share("b") * world.policy.family_count()] = 100.0;
+    const std::vector<PendingJob> pending = {
+        Pending(1).share("a").priority(0).request("p4", 1).resolve(world.policy),
+        Pending(2).share("b").priority(0).request("p4", 1).resolve(world.policy)};
+    const auto factors = prioritize(world.ledger(), usage, pending);
+    return factors[0].priority > factors[1].priority;
+  };
+  EXPECT_FALSE(a_ahead_of_b(kBorrowWeightScale, running));      // 1000/4 > 100/4
+  EXPECT_FALSE(a_ahead_of_b(9 * kBorrowWeightScale, running));  // 1000/36 > 100/4
+  EXPECT_TRUE(a_ahead_of_b(11 * kBorrowWeightScale, running));  // 1000/44 < 100/4
+  // Within quota (nothing runs), the share furthest below its quota goes first: the weight does
+  // not enter: a and b stand equal.
+  const World idle(cluster(11 * kBorrowWeightScale), {});
+  const std::vector<PendingJob> within = {
+      Pending(1).share("a").priority(0).request("p4", 1).resolve(idle.policy),
+      Pending(2).share("b").priority(0).request("p4", 1).resolve(idle.policy)};
+  const auto factors = prioritize(idle.ledger(), {}, within);
+  EXPECT_TRUE(factors[0].within_quota && factors[1].within_quota);
+  EXPECT_EQ(factors[0].priority, factors[1].priority);
+}
+
 TEST(Order, SameResultEveryTimeWhateverTheInputOrder) {
   const World world(Shares(), {Running(1).share("a").amount(2), Running(2).share("b").amount(5)});
   std::mt19937 rng(11);

@@ -52,6 +52,11 @@ class Cluster {
     config_.shares.back().lend_limit = limit;
     return *this;
   }
+  // BorrowWeight of the last share() line, in thousandths.
+  Cluster& borrow_weight(int64_t thousandths) {
+    config_.shares.back().borrow_weight = thousandths;
+    return *this;
+  }
   Cluster& reclaim_min_runtime(int64_t seconds) {
     config_.reclaim_min_runtime_s = seconds;
     return *this;
