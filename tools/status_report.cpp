@@ -1,6 +1,7 @@
 #include "status_report.hpp"
 
 #include "table.hpp"
+#include "units.hpp"
 
 namespace shareq::tool {
 namespace {
@@ -18,6 +19,7 @@ ShareStatus share_status(const ClusterState& state, policy::ShareId s, policy::F
   }
   row.borrow_limit = rule->borrow_limit;
   row.lend_limit = rule->lend_limit;
+  row.borrow_weight = rule->borrow_weight;
   for (const policy::RunningJob& job : state.running()) {
     if (job.share == s && job.family == f) ++row.running_jobs;
   }
@@ -88,14 +90,14 @@ std::vector<FamilyStatus> family_status(const ClusterState& state,
 std::string format_status(const std::vector<FamilyStatus>& families) {
   Table summary({"FAMILY", "UNIT", "CAPACITY", "USED", "IDLE", "BORROWED", "PENDING", "DEMAND"});
   Table shares({"FAMILY", "SHARE", "QUOTA", "USAGE", "BORROWED", "BORROWLIMIT", "LENDLIMIT",
-                "RUNNING", "PENDING", "DEMAND"});
+                "WEIGHT", "RUNNING", "PENDING", "DEMAND"});
   for (const FamilyStatus& f : families) {
     summary.add({f.name, std::string(unit_name(f.unit)), cell(f.capacity), cell(f.used),
                  cell(f.idle), cell(f.borrowed), std::to_string(f.pending_jobs), cell(f.demand)});
     for (const ShareStatus& s : f.shares) {
       shares.add({f.name, s.share, cell(s.quota), cell(s.usage), cell(s.borrowed),
-                  cell(s.borrow_limit), cell(s.lend_limit), std::to_string(s.running_jobs),
-                  std::to_string(s.pending_jobs), cell(s.demand)});
+                  cell(s.borrow_limit), cell(s.lend_limit), units::format_weight(s.borrow_weight),
+                  std::to_string(s.running_jobs), std::to_string(s.pending_jobs), cell(s.demand)});
     }
   }
   std::string next;
@@ -127,6 +129,7 @@ std::string format_status_json(const std::vector<FamilyStatus>& families) {
              ",\"usage\":" + json_amount(s.usage) + ",\"borrowed\":" + json_amount(s.borrowed) +
              ",\"borrow_limit\":" + json_amount(s.borrow_limit) +
              ",\"lend_limit\":" + json_amount(s.lend_limit) +
+             ",\"borrow_weight\":" + units::format_weight(s.borrow_weight) +
              ",\"running_jobs\":" + std::to_string(s.running_jobs) +
              ",\"pending_jobs\":" + std::to_string(s.pending_jobs) +
              ",\"demand\":" + json_amount(s.demand) + ",\"reserved\":" + json_amount(s.reserved) +

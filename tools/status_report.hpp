@@ -20,6 +20,7 @@ struct ShareStatus {
   int64_t borrowed = 0;  // max(0, usage - quota)
   int64_t borrow_limit = 0;
   int64_t lend_limit = 0;
+  int64_t borrow_weight = kBorrowWeightScale;  // BorrowWeight, in thousandths
   int running_jobs = 0;
   int pending_jobs = 0;  // pending jobs that may run in this family
   int64_t demand = 0;    // what they ask of it together

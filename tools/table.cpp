@@ -3,16 +3,24 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <string_view>
 
 #include "policy/policy.hpp"
 
 namespace shareq::tool {
 namespace {
 
+// Digits, with at most one decimal point between digits ("12", "2.5"), or UNLIMITED.
 bool numeric(const std::string& text) {
   if (text == "UNLIMITED") return true;
-  return !text.empty() &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const size_t dot = text.find('.');
+  const auto digits = [](std::string_view part) {
+    return !part.empty() &&
+           std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (dot == std::string::npos) return digits(text);
+  return digits(std::string_view(text).substr(0, dot)) &&
+         digits(std::string_view(text).substr(dot + 1));
 }
 
 // A column of numbers is right-aligned, header included; "-" (nothing) fits either kind.

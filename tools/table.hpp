@@ -12,8 +12,8 @@
 namespace shareq::tool {
 
 // Columns separated by two spaces, each as wide as its widest cell; a column whose cells are all
-// numbers (or UNLIMITED, or "-" for nothing) is right-aligned, header included, the others
-// left-aligned. No trailing spaces.
+// numbers (digits with at most one decimal point, or UNLIMITED, or "-" for nothing) is
+// right-aligned, header included, the others left-aligned. No trailing spaces.
 class Table {
  public:
   explicit Table(std::vector<std::string> header);

@@ -119,6 +119,22 @@ TEST(Status, TableAndJson) {
   EXPECT_EQ(json.back(), '\n');
 }
 
+TEST(Status, BorrowWeightInTableAndJson) {
+  std::string text(shareq::testing::kClusterConf);
+  const std::string research = "Share=Research Family=p5 Quota=gres/gpu=16 BorrowLimit=50%";
+  text.replace(text.find(research), research.size(), research + " BorrowWeight=2.5");
+  const ClusterState state(shareq::testing::must_parse(text), std::vector<JobInfo>{});
+  const auto families = family_status(state, std::string("p5"));
+  EXPECT_EQ(share_row(families.front(), "research").borrow_weight, 2500);
+  EXPECT_EQ(share_row(families.front(), "prodexp2").borrow_weight, 1000);
+  const std::string table = format_status(families);
+  EXPECT_NE(table.find("BORROWLIMIT  LENDLIMIT  WEIGHT  RUNNING"), std::string::npos) << table;
+  EXPECT_NE(table.find("UNLIMITED     2.5"), std::string::npos) << table;
+  const std::string json = format_status_json(families);
+  EXPECT_NE(json.find("\"lend_limit\":null,\"borrow_weight\":2.5,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"borrow_weight\":1,"), std::string::npos) << json;
+}
+
 TEST(JobTag, FirstWordOfAdminComment) {
   const auto tag = policy::submission_tag(
       "shareq:share=research,priority=80,keep_alive=0 shareq-warm-start:wp-1");
