@@ -281,6 +281,41 @@ def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     assert int(line[1]) == sum(int(x) for x in line[2:]), line
 
 
+def test_borrow_weight_lets_the_heavier_user_borrow_first(shares):
+    """Among borrowers, fair share puts the share that used more last; BorrowWeight=100 on it
+    (scontrol reconfigure) puts its borrower first."""
+    c = shares
+    c.install_shareq_conf(conf(reclaim_after=3600))
+    heavy = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in heavy:
+        c.wait_state(job, "RUNNING")
+    wait_until("prodexp1 to have usage", lambda: c.share_raw_usage("prodexp1"), timeout=30)
+    c.run(["scancel", str(heavy[2]), str(heavy[3])])
+    light = [node_job(c, "bob", "prodexp2") for _ in range(2)]
+    for job in light:
+        c.wait_state(job, "RUNNING")
+    wait_until("prodexp2 to have usage", lambda: c.share_raw_usage("prodexp2"), timeout=30)
+    assert c.share_raw_usage("prodexp1") > c.share_raw_usage("prodexp2")
+    # Both shares at their quota, the family full: each job below borrows, and waits.
+    first = node_job(c, "alice", "prodexp1", "sleep 1", 50)
+    second = node_job(c, "bob", "prodexp2", "sleep 1", 50)
+
+    def order(first_ahead):
+        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
+        prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+        if not {first, second} <= prios.keys():
+            return None
+        return prios if (prios[first] > prios[second]) == first_ahead else None
+
+    prios = wait_until("prodexp2's borrower ahead (less usage)", lambda: order(False))
+    assert prios[first] < 1 << 30 and prios[second] < 1 << 30, prios  # both borrow
+    c.install_shareq_conf(conf(reclaim_after=3600, p1_extra="BorrowWeight=100"))
+    wait_until("prodexp1's borrower ahead (BorrowWeight=100)", lambda: order(True))
+    status = c.shareq("status", "--family", "p4", "--json")
+    assert '"share":"prodexp1"' in status.stdout and '"borrow_weight":100' in status.stdout, \
+        status.stdout
+
+
 @pytest.mark.every_release
 def test_a_shares_first_tier_ends_at_its_first_job_that_would_borrow(shares):
     """A share's jobs enter the within-quota tier in the share's own order, up to the first that

@@ -41,8 +41,10 @@ def test_status_and_why_for_a_share_at_quota_with_a_pending_job(clean_queue):
     table = c.shareq("status")
     assert table.returncode == 0, table.stderr
     assert re.search(r"^p5\s+gres/gpu\s+32\s+24\s+8\s+0\s+1\s+16$", table.stdout, re.M), table.stdout
-    assert re.search(r"^p5\s+research\s+16\s+16\s+0\s+8\s+UNLIMITED\s+1\s+1\s+16$", table.stdout,
-                     re.M), table.stdout
+    # QUOTA USAGE BORROWED BORROWLIMIT LENDLIMIT WEIGHT (BorrowWeight, 1 unset) RUNNING PENDING DEMAND
+    assert re.search(r"^p5\s+research\s+16\s+16\s+0\s+8\s+UNLIMITED\s+1\s+1\s+1\s+16$",
+                     table.stdout, re.M), table.stdout
+    assert (r["borrow_weight"], p["borrow_weight"]) == (1, 1)
 
     why = c.shareq("why", str(waiting), user="bob")  # an ordinary user may ask
     assert why.returncode == 0, why.stderr
