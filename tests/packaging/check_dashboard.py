@@ -19,6 +19,7 @@ EXPORTER_METRICS = {
     "shareq_share_quota",
     "shareq_share_borrow_limit",
     "shareq_share_lend_limit",
+    "shareq_share_borrow_weight",
     "shareq_share_usage",
     "shareq_share_borrowed",
     "shareq_pending_jobs",

@@ -18,6 +18,16 @@ Share=Research Family=p5 Quota=gres/gpu=16 BorrowLimit=50%
 DefaultPriority=50
 )";
 
+// kClusterConf with Research's BorrowWeight=2.5 on p5 (the others keep the default, 1).
+inline constexpr const char* kWeightedClusterConf = R"(Family=p4 Partitions=p4 Capacity=node=4
+Family=p5 Partitions=p5 Capacity=gres/gpu=32
+Share=ProdExp1 Family=p4 Quota=node=2 BorrowLimit=UNLIMITED
+Share=ProdExp2 Family=p4 Quota=node=2 BorrowLimit=node=2 LendLimit=50%
+Share=ProdExp2 Family=p5 Quota=gres/gpu=16
+Share=Research Family=p5 Quota=gres/gpu=16 BorrowLimit=50% BorrowWeight=2.5
+DefaultPriority=50
+)";
+
 // One node family p4 with one share "a" holding all of it.
 inline constexpr const char* kFamiliesOnlyConf =
     "Family=p4 Partitions=p4 Capacity=node=4\nShare=a Family=p4 Quota=node=4\n";

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "config.hpp"
 #include "policy/quota_math.hpp"
 #include "queue_report.hpp"
 #include "status_report.hpp"
@@ -58,6 +59,9 @@ std::vector<MetricFamily> quota_metrics(const std::vector<tool::FamilyStatus>& f
                               "BorrowLimit of the share in the family; absent when UNLIMITED.");
   MetricFamily lend = gauge("shareq_share_lend_limit",
                             "LendLimit of the share in the family; absent when UNLIMITED.");
+  MetricFamily weight = gauge("shareq_share_borrow_weight",
+                              "BorrowWeight of the share in the family (1 unless set): its "
+                              "borrowers rank by usage / (quota x weight).");
   MetricFamily usage = gauge("shareq_share_usage",
                              "What the share holds in the family, as the scheduler's ledger "
                              "counts it (shareq status USAGE).");
@@ -74,12 +78,13 @@ std::vector<MetricFamily> quota_metrics(const std::vector<tool::FamilyStatus>& f
         add(borrow, labels, static_cast<double>(s.borrow_limit));
       }
       if (s.lend_limit != policy::kUnlimited) add(lend, labels, static_cast<double>(s.lend_limit));
+      add(weight, labels, static_cast<double>(s.borrow_weight) / kBorrowWeightScale);
       add(usage, labels, static_cast<double>(s.usage));
       add(borrowed, labels, static_cast<double>(s.borrowed));
       add(running, labels, s.running_jobs);
     }
   }
-  return {capacity, quota, borrow, lend, usage, borrowed, running};
+  return {capacity, quota, borrow, lend, weight, usage, borrowed, running};
 }
 
 std::vector<MetricFamily> pending_metrics(const tool::ClusterState& state) {

@@ -16,7 +16,7 @@ namespace {
 
 using tool::testing::Job;
 
-const Config kConfig = shareq::testing::must_parse(shareq::testing::kClusterConf);
+const Config kConfig = shareq::testing::must_parse(shareq::testing::kWeightedClusterConf);
 
 std::optional<double> value(const std::vector<MetricFamily>& families, const std::string& name,
                             const Labels& labels) {
@@ -55,6 +55,8 @@ TEST(Gauges, UsageBorrowedLimitsAndPendingByTier) {
   EXPECT_EQ(value(metrics, "shareq_share_borrow_limit", p5_research), 8);
   EXPECT_EQ(value(metrics, "shareq_share_borrow_limit", p5_prodexp2), std::nullopt);  // UNLIMITED
   EXPECT_EQ(value(metrics, "shareq_share_lend_limit", p5_research), std::nullopt);
+  EXPECT_EQ(value(metrics, "shareq_share_borrow_weight", p5_research), 2.5);
+  EXPECT_EQ(value(metrics, "shareq_share_borrow_weight", p5_prodexp2), 1);  // not set
   Labels within = p5_research;
   within.emplace_back("tier", "within_quota");
   Labels borrow = p5_research;

@@ -120,10 +120,8 @@ TEST(Status, TableAndJson) {
 }
 
 TEST(Status, BorrowWeightInTableAndJson) {
-  std::string text(shareq::testing::kClusterConf);
-  const std::string research = "Share=Research Family=p5 Quota=gres/gpu=16 BorrowLimit=50%";
-  text.replace(text.find(research), research.size(), research + " BorrowWeight=2.5");
-  const ClusterState state(shareq::testing::must_parse(text), std::vector<JobInfo>{});
+  const ClusterState state(shareq::testing::must_parse(shareq::testing::kWeightedClusterConf),
+                           std::vector<JobInfo>{});
   const auto families = family_status(state, std::string("p5"));
   EXPECT_EQ(share_row(families.front(), "research").borrow_weight, 2500);
   EXPECT_EQ(share_row(families.front(), "prodexp2").borrow_weight, 1000);
