@@ -610,35 +610,34 @@ def parse_quotas(text):
 
 
 def parse_borrow_weights(text):
-    """--borrow-weights: SHARE=WEIGHT,... over the benchmark's shares (shareq.conf's BorrowWeight,
-    0.001 to 1000); argparse turns the ValueError into an error that names the option."""
+    """--borrow-weights: SHARE=WEIGHT,... over the benchmark's shares (shareq.conf's BorrowWeight);
+    argparse turns the ValueError into an error that names the option. The weights themselves are
+    shareq.conf's to judge: main() runs `shareq check-config` on the configuration they make."""
     weights = {}
     for item in text.split(","):
         share, _, weight = item.partition("=")
         share, weight = share.strip(), weight.strip()
-        if share not in DEFAULT_QUOTA_GPUS or not re.fullmatch(r"\d+(\.\d{1,3})?", weight) \
-                or not 0.001 <= float(weight) <= 1000:
+        if share not in DEFAULT_QUOTA_GPUS or not re.fullmatch(r"[^\s=,]+", weight):
             raise argparse.ArgumentTypeError(
-                f"{item!r}: SHARE=WEIGHT, SHARE one of {', '.join(DEFAULT_QUOTA_GPUS)}, WEIGHT a "
-                "number from 0.001 to 1000 with at most 3 decimals")
+                f"{item!r}: SHARE=WEIGHT, SHARE one of {', '.join(DEFAULT_QUOTA_GPUS)}, WEIGHT "
+                "shareq.conf's BorrowWeight (0.001 to 1000, at most 3 decimals)")
         weights[share] = weight
     return weights
 
 
-def check_conf_lines(parser, opts):
-    """--conf-line: the benchmark's shareq.conf with them must pass `shareq check-config`, or a
-    run would measure a controller that refused its configuration."""
-    tool = REPO / "build" / "tools" / "shareq"
-    if not tool.exists():
-        parser.error(f"--conf-line: {tool} is missing: build shareq first")
+def check_shareq_conf(parser, opts, option, given):
+    """The benchmark's shareq.conf with what `option` added (`given`, for the message) must pass
+    `shareq check-config`, or a run would measure a controller that refused its configuration."""
+    tool = opts.tool
+    if not os.path.exists(tool):
+        parser.error(f"{option}: {tool} is missing: build shareq first (or name it with --tool)")
     with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
         conf.write(shareq_conf(opts.reclaim_after))
         conf.write("".join(line + "\n" for line in opts.conf_line))
         conf.flush()
-        out = run([str(tool), "check-config", conf.name], dict(os.environ), check=False)
+        out = run([tool, "check-config", conf.name], dict(os.environ), check=False)
     if out.returncode != 0:
-        parser.error(f"--conf-line: {' '.join(opts.conf_line)}: shareq.conf refuses it:\n"
-                     f"{out.stderr.strip()}")
+        parser.error(f"{option}: {given}: shareq.conf refuses it:\n{out.stderr.strip()}")
 
 
 def main():
@@ -685,7 +684,9 @@ def main():
                         help="run no cluster: replay the same runs in shareq sim, shareq against "
                         "its model of the stock plugins (--baseline stock), in seconds")
     parser.add_argument("--tool", default=str(REPO / "build" / "tools" / "shareq"),
-                        help="with --simulate: the shareq tool (default build/tools/shareq)")
+                        help="the shareq tool that --simulate runs and that checks what --conf-line "
+                             "and --borrow-weights add to shareq.conf (default "
+                             "build/tools/shareq)")
     parser.add_argument("--from-dumps", metavar="DIR",
                         help="run nothing: print the table again from a --dump-dir tree")
     parser.add_argument("--markdown", action="store_true",
@@ -710,8 +711,11 @@ def main():
     if opts.borrow_weights and opts.from_dumps:
         parser.error("--borrow-weights: not with --from-dumps (each run's run.json has them)")
     BORROW_WEIGHTS.update(opts.borrow_weights or {})
+    if opts.borrow_weights:
+        check_shareq_conf(parser, opts, "--borrow-weights",
+                          ",".join(f"{k}={v}" for k, v in opts.borrow_weights.items()))
     if opts.conf_line and not opts.from_dumps:
-        check_conf_lines(parser, opts)
+        check_shareq_conf(parser, opts, "--conf-line", " ".join(opts.conf_line))
     if opts.explain and not opts.from_dumps:
         parser.error("--explain: only with --from-dumps DIR")
     if opts.simulate and (opts.from_dumps or opts.parallel):
