@@ -37,7 +37,9 @@ std::shared_ptr<const LoadedConfig> ConfigHolder::current() {
   return published();
 }
 
-std::shared_ptr<const LoadedConfig> ConfigHolder::refresh() { return check(false); }
+std::shared_ptr<const LoadedConfig> ConfigHolder::refresh() {
+  return check(reload_requested_.exchange(false, std::memory_order_acq_rel));
+}
 
 std::shared_ptr<const LoadedConfig> ConfigHolder::reload() { return check(true); }
 

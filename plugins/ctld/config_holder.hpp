@@ -1,10 +1,10 @@
 // shareq.conf as the whole controller sees it: loaded on first use, reloaded when the file
 // changes (priority/shareq's thread looks at it at most once a second, at each of its passes) and
-// on `scontrol reconfigure`; a bad file logs every error and the previous good configuration
-// stays in force. One holder per process, shared by every controller plugin through
-// libshareq_ctld.so. The scheduler's callbacks only read what was last published: a stat() or a
-// read of shareq.conf on a slow or hung file system (/etc/slurm on NFS) never happens under
-// slurmctld's locks, nor under the mutex they wait on.
+// after `scontrol reconfigure` (the reconfigure only asks; the thread reads the file at once);
+// a bad file logs every error and the previous good configuration stays in force. One holder per
+// process, shared by every controller plugin through libshareq_ctld.so. The scheduler's callbacks
+// only read what was last published: a stat() or a read of shareq.conf on a slow or hung file
+// system (/etc/slurm on NFS) never happens under slurmctld's locks, nor under a mutex they take.
 //
 // The previous good configuration outlives the process: each good file's text is saved as
 // StateSaveLocation/shareq_conf_last_good, and a process whose first read finds the file bad
@@ -63,8 +63,12 @@ class SHAREQ_CTLD_API ConfigHolder {
   // mtime, size or inode changed; then current(). For a thread that holds no lock.
   std::shared_ptr<const LoadedConfig> refresh();
 
-  // Re-reads the file now if it changed since the last read (scontrol reconfigure).
+  // Re-reads the file now if it changed since the last read.
   std::shared_ptr<const LoadedConfig> reload();
+
+  // Asks the next refresh() to look at the file whatever the clock says (scontrol reconfigure:
+  // Slurm calls it with its locks held, so it only sets a flag). Lock-free; any thread.
+  void request_reload() { reload_requested_.store(true, std::memory_order_release); }
 
   [[nodiscard]] const std::string& path() const { return path_; }
 
@@ -97,8 +101,9 @@ class SHAREQ_CTLD_API ConfigHolder {
   // Under check_mutex_:
   std::string saved_text_;  // the text last saved as the last good copy
   int64_t last_check_ = 0;
-  Signature seen_;                    // the version last read (good or bad)
-  std::atomic<bool> checked_{false};  // written under check_mutex_; read by current()
+  Signature seen_;                             // the version last read (good or bad)
+  std::atomic<bool> checked_{false};           // written under check_mutex_; read by current()
+  std::atomic<bool> reload_requested_{false};  // request_reload(); taken by refresh()
   // Under mutex_ (written with check_mutex_ held too, so the checking thread may read it alone):
   std::shared_ptr<const LoadedConfig> good_;
 };

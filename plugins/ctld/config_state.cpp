@@ -40,6 +40,6 @@ std::shared_ptr<const LoadedConfig> current_config() { return process_holder().c
 
 std::shared_ptr<const LoadedConfig> refresh_config() { return process_holder().refresh(); }
 
-std::shared_ptr<const LoadedConfig> reload_config() { return process_holder().reload(); }
+void request_config_reload() { process_holder().request_reload(); }
 
 }  // namespace shareq::ctld

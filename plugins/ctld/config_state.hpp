@@ -20,7 +20,8 @@ SHAREQ_CTLD_API std::shared_ptr<const LoadedConfig> current_config();
 // Looks at the file (at most once a second) and re-reads it if it changed: priority/shareq's
 // thread, at each pass, holding no lock.
 SHAREQ_CTLD_API std::shared_ptr<const LoadedConfig> refresh_config();
-// Forces a check of the file now (priority_p_reconfig, i.e. scontrol reconfigure).
-SHAREQ_CTLD_API std::shared_ptr<const LoadedConfig> reload_config();
+// Asks the next refresh_config() to look at the file whatever the time (priority_p_reconfig,
+// i.e. scontrol reconfigure, under slurmctld's locks: no file I/O, no wait on a shareq lock).
+SHAREQ_CTLD_API void request_config_reload();
 
 }  // namespace shareq::ctld

@@ -59,6 +59,7 @@ struct RunningJobsPart {
   std::atomic<uint64_t> generation{1};
   std::atomic<JobsChangedListener> listener{nullptr};
   std::atomic<int> gpu_tres_pos{kGpuPosUnknown};
+  std::atomic<bool> gpu_tres_refresh{false};  // request_tres_pos_refresh(): the next resolve asks
 };
 
 // reclaim_claims.cpp: the reclaims in flight and the decision snapshot they make.

@@ -110,12 +110,18 @@ int gpu_tres_pos() {
 
 int resolve_gpu_tres_pos() {
   assert_no_shareq_lock("resolve_gpu_tres_pos (assoc_mgr's TRES lock)");
+  const bool asked = part().gpu_tres_refresh.exchange(false, std::memory_order_acq_rel);
   const int pos = part().gpu_tres_pos.load(std::memory_order_relaxed);
-  if (pos >= 0) return pos;
+  if (pos >= 0 && !asked) return pos;
   return look_up_gpu_tres_pos();
 }
 
-void forget_tres_pos() { part().gpu_tres_pos.store(RunningJobsPart::kGpuPosUnknown); }
+void request_tres_pos_refresh() { part().gpu_tres_refresh.store(true, std::memory_order_release); }
+
+void forget_tres_pos() {
+  part().gpu_tres_pos.store(RunningJobsPart::kGpuPosUnknown);
+  part().gpu_tres_refresh.store(false);
+}
 
 policy::JobRecord running_record(JobRecord* job) {
   policy::JobRecord r = common_record(job);

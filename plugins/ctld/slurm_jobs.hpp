@@ -142,15 +142,20 @@ SHAREQ_CTLD_API uint64_t requested_gpus(JobRecord* job);
 
 // The position of gres/gpu in the TRES arrays (-1 when not tracked: add gres/gpu to
 // AccountingStorageTRES), for the hot paths (under shareq's mutexes too): the cached position,
-// -1 included; assoc_mgr is asked (under its TRES read lock) only when nothing is cached yet,
-// after a start or forget_tres_pos(). Must not be called with assoc_mgr locks held.
+// -1 included. assoc_mgr is asked (under its TRES read lock) only while nothing is cached yet,
+// i.e. at the start of the process before the first resolve; a reconfigure keeps the cached
+// position until the next resolve replaces it. Must not be called with assoc_mgr locks held.
 SHAREQ_CTLD_API int gpu_tres_pos();
-// The same, but asks assoc_mgr again unless a position (>= 0) is cached, so a gres/gpu that
-// became tracked later (slurmdbd reachable later) is picked up. For the places that resolve on
-// purpose once per pass, outside shareq's locks and assoc_mgr's (jobs_reset, priority/shareq's
-// passes); aborts in checking builds when the thread holds a shareq lock.
+// The same, but asks assoc_mgr again unless a position (>= 0) is cached and no refresh was
+// requested, so a gres/gpu that became tracked later (slurmdbd reachable later) or moved (a
+// reconfigure) is picked up. For the places that resolve on purpose once per pass, outside
+// shareq's locks and assoc_mgr's (jobs_reset, priority/shareq's passes); aborts in checking builds
+// when the thread holds a shareq lock.
 SHAREQ_CTLD_API int resolve_gpu_tres_pos();
-// Forget the cached TRES position (reconfigure).
+// Asks the next resolve_gpu_tres_pos() to look the position up again (priority_p_reconfig:
+// AccountingStorageTRES may have changed). Only a flag: Slurm calls it with its locks held.
+SHAREQ_CTLD_API void request_tres_pos_refresh();
+// Back to the state of a new process, nothing cached (tests).
 SHAREQ_CTLD_API void forget_tres_pos();
 
 }  // namespace shareq::ctld

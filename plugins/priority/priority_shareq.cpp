@@ -11,8 +11,9 @@
 // Locks, per entry point (Slurm holds them when it calls; shareq adds only its own mutexes,
 // always innermost, and assoc_mgr locks after slurmctld's, as locks.h requires):
 //   priority_p_set: job write lock held by the caller (submission, requeue, release, update).
-//   priority_p_reconfig: called under slurmctld's reconfigure locks; only flags and a config
-//     re-read (file I/O under shareq's config mutex).
+//   priority_p_reconfig: called after scontrol reconfigure (no lock) and by the setdebugflags and
+//     fsdampeningfactor RPCs (under slurmctld's locks): sets flags and wakes the thread, which
+//     re-reads shareq.conf and the gres/gpu position; no file I/O, no wait on a shareq lock.
 //   priority_p_set_assoc_usage: assoc_mgr assoc lock held by the caller (assoc_mgr_get_shares).
 //   priority_p_calc_fs_factor: pure arithmetic (sshare).
 //   priority_p_get_priority_factors_list: 22.05: an RPC thread with no lock: takes the job, node
@@ -225,8 +226,10 @@ extern "C" void priority_p_reconfig(bool assoc_clear) {
   guarded(
       0,
       [] {
-        shareq::ctld::reload_config();
-        shareq::ctld::forget_tres_pos();
+        // Flags only: the thread woken below re-reads shareq.conf and looks gres/gpu up again
+        // (Slurm may hold its locks here: setdebugflags, fsdampeningfactor).
+        shareq::ctld::request_config_reload();
+        shareq::ctld::request_tres_pos_refresh();
         shareq::ctld::jobs_changed();
         shareq::priority::wake_recalc();
         return 0;

@@ -9,6 +9,9 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <variant>
+
+#include "regular_file.hpp"
 
 namespace shareq::imagecache::fs {
 
@@ -127,8 +130,13 @@ int write_all(int fd, const char* data, size_t size) {
 }
 
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) return Error{"image", path + ": " + errno_text(errno)};
+  // A FIFO or a device would make the reader wait forever (slurmctld's image-store thread, which
+  // job_submit's fini joins under slurmctld's locks) or read without end: refused unread.
+  std::variant<int, std::string> opened = open_regular_file(path);
+  if (const auto* why = std::get_if<std::string>(&opened)) {
+    return Error{"image", path + ": " + *why};
+  }
+  UniqueFd fd(std::get<int>(opened));
   std::string out;
   char buf[4096];
   while (true) {

@@ -55,7 +55,8 @@ Result<bool> ensure_private_dir(const std::string& path, unsigned mode);
 // Writes all of `data`; the errno of the failure, 0 on success (EINTR retried).
 int write_all(int fd, const char* data, size_t size);
 
-// Reads a whole small file (at most max_bytes; larger is an error).
+// Reads a whole small file (at most max_bytes; larger is an error). What is not a regular file
+// (a FIFO, a device) is an error, not read (open_regular_file).
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes);
 
 }  // namespace shareq::imagecache::fs

@@ -2,7 +2,8 @@
 // hot paths under shareq's mutexes (the Jobs registry, the warm pools) and must not take
 // assoc_mgr's TRES lock there: it answers from its cache, "not tracked" (-1) included, and asks
 // assoc_mgr only when nothing is cached. resolve_gpu_tres_pos(), called once per pass outside
-// shareq's locks, asks again until gres/gpu is tracked, so a TRES that appears later is found.
+// shareq's locks, asks again until gres/gpu is tracked, so a TRES that appears later is found,
+// and once more after a reconfigure asked it to (request_tres_pos_refresh).
 //
 // assoc_mgr_find_tres_pos is mocked: it counts its calls, answers as the test says, and (in
 // checking builds) aborts when the calling thread holds a shareq lock (lock_order.hpp).
@@ -150,6 +151,30 @@ void a_resolve_finds_a_gpu_tracked_later(void** state) {
   assert_int_equal(lines(fake_ctld_lines()), 1);  // the miss, logged once
 }
 
+// A reconfigure (priority_p_reconfig, maybe under slurmctld's locks) only asks: the hot paths,
+// also under shareq's mutexes, keep answering from the cache without asking assoc_mgr, and the
+// next resolve (the woken thread, outside every lock) asks again although a position is cached.
+void a_reconfigure_asks_only_the_next_resolve(void** state) {
+  (void)state;
+  RunningJob running;
+  g_tracked = true;
+  assert_int_equal(ctld::resolve_gpu_tres_pos(), kGpuPos);
+  assert_int_equal(g_lookups, 1);
+  ctld::request_tres_pos_refresh();
+  for (int i = 0; i < kHotCalls; ++i) {
+    assert_int_equal(ctld::gpu_tres_pos(), kGpuPos);
+    assert_int_equal(ctld::requested_gpus(&running.job), 2);
+  }
+  for (int i = 0; i < kHotCalls; ++i) ctld::job_allocated(&running.job);  // under Jobs
+  ctld::job_released(&running.job);
+  assert_int_equal(g_lookups, 1);
+  g_tracked = false;  // AccountingStorageTRES lost gres/gpu
+  assert_int_equal(ctld::resolve_gpu_tres_pos(), -1);
+  assert_int_equal(g_lookups, 2);
+  assert_int_equal(ctld::gpu_tres_pos(), -1);
+  assert_int_equal(g_lookups, 2);
+}
+
 }  // namespace
 
 int main() {
@@ -157,6 +182,7 @@ int main() {
       cmocka_unit_test_setup(an_untracked_gpu_is_looked_up_once, setup),
       cmocka_unit_test_setup(a_hot_path_asks_only_while_nothing_is_cached, setup),
       cmocka_unit_test_setup(a_resolve_finds_a_gpu_tracked_later, setup),
+      cmocka_unit_test_setup(a_reconfigure_asks_only_the_next_resolve, setup),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

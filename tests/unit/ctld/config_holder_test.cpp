@@ -116,6 +116,21 @@ TEST_F(ConfigHolderTest, OnlyRefreshLooksAtTheFileAndAtMostOnceAClockSecond) {
   EXPECT_TRUE(errors_.empty());
 }
 
+// scontrol reconfigure only asks (Slurm may hold its locks): the next refresh, by priority/shareq's
+// thread, reads the changed file even within the clock second of its last look.
+TEST_F(ConfigHolderTest, AReloadRequestMakesTheNextRefreshLookWithinTheSameSecond) {
+  write(conf_path_, conf_with_priority(70));
+  auto holder = process();
+  ASSERT_EQ(holder->refresh()->version, 1U);
+  write(conf_path_, conf_with_priority(60));
+  holder->request_reload();
+  EXPECT_EQ(holder->current()->config().default_priority, 70);  // asking reads nothing
+  EXPECT_EQ(holder->refresh()->config().default_priority, 60);
+  write(conf_path_, conf_with_priority(50));
+  EXPECT_EQ(holder->refresh()->version, 2U);  // the request was taken: the clock paces again
+  EXPECT_TRUE(errors_.empty());
+}
+
 TEST_F(ConfigHolderTest, ABadFileKeepsThePreviousGoodConfigurationAndItsCopy) {
   write(conf_path_, conf_with_priority(70));
   auto holder = process();
