@@ -39,11 +39,19 @@ void report(const char* where, const char* what) {
   error("shareq: job_submit: %s: %s", where, what);
 }
 
-// The user's default account, as slurmctld will assign it when the job names none.
+// The user's default account, as slurmctld will assign it when the job names none: assoc_mgr's
+// memory under its user read lock. Unlocked, assoc_mgr_fill_in_user fetches the whole user list
+// from slurmdbd when it has none (slurmctld started without slurmdbd or its cache), under
+// assoc_mgr's user write lock and the job write lock held here, at every such submission; with no
+// list there is no default account to give.
 std::string default_account(uint32_t uid) {
+  assoc_mgr_lock_t locks{};
+  locks.user = READ_LOCK;
+  const shareq::ctld::AssocMgrLocks held(locks);
+  if (assoc_mgr_user_list == nullptr) return {};
   slurmdb_user_rec_t user{};
   user.uid = uid;
-  if (assoc_mgr_fill_in_user(acct_db_conn, &user, accounting_enforce, nullptr, false) ==
+  if (assoc_mgr_fill_in_user(acct_db_conn, &user, accounting_enforce, nullptr, true) ==
           SLURM_ERROR ||
       user.default_acct == nullptr) {
     return {};
