@@ -2,6 +2,10 @@
 #include "image_digest.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -14,21 +18,35 @@
 namespace shareq::submit {
 namespace {
 
-// job_submit's init/fini start and join it (one plugin instance per process). Never destroyed:
-// slurmctld calls fini only in builds with MEMORY_LEAK_DEBUG and otherwise ends with exit(),
-// where destroying a std::thread that still runs calls std::terminate (a SIGABRT at every
-// shutdown). The thread may still wait for a question then, on a queue that is never destroyed
-// either (ControllerState::digests).
-std::thread& asker = *new std::thread;
+// One thread that asks the store, as job_submit's init started it. Its flags are its own, so a
+// thread that fini had to leave behind (below) never takes a later init's questions.
+struct Asker {
+  // Set by fini: the question in flight is abandoned (TransferLimits::cancel, within about a
+  // second) and the thread ends instead of taking the next question.
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::condition_variable ended_cv;
+  bool ended = false;  // under mutex
+};
 
-// Set by fini before it joins `asker`: the question in flight is abandoned at once (within
-// about a second; TransferLimits::cancel) instead of fini holding slurmctld's locks until the
-// store answers or the transfer limits end it. Cleared by init.
-std::atomic<bool> stop_asking{false};
+// How long fini waits for the thread to end after cancelling its question. Curl gives up within
+// about a second, except while a name resolves (glibc's resolver, up to its own timeouts) and
+// for a directory store read on a hung mount, which nothing can interrupt: fini then leaves the
+// thread to end by itself, since fini runs under slurmctld's write locks. The plugin is linked
+// with -z nodelete, so its code (and libcurl) stays mapped for that thread after Slurm unloads it.
+constexpr auto kFiniWait = std::chrono::seconds(2);
+
+// Never destroyed: slurmctld calls fini only in builds with MEMORY_LEAK_DEBUG and otherwise ends
+// with exit(), where destroying a std::thread that still runs calls std::terminate (a SIGABRT at
+// every shutdown). The thread may still wait for a question then, on a queue that is never
+// destroyed either (ControllerState::digests).
+std::thread& asker = *new std::thread;
+std::shared_ptr<Asker>& asker_state = *new std::shared_ptr<Asker>;
 
 // The store's answer about `name`, asked now with short timeouts; std::nullopt when the question
-// was cancelled (stop_asking) before an answer came.
-std::optional<warm::DigestAnswer> ask_store(const std::string& name) {
+// was cancelled (`stop`, set by fini) before an answer came.
+std::optional<warm::DigestAnswer> ask_store(const std::string& name,
+                                            const std::atomic<bool>& stop) {
   warm::DigestAnswer answer;
   answer.asked_at = time(nullptr);
   const auto loaded = ctld::current_config();
@@ -41,9 +59,9 @@ std::optional<warm::DigestAnswer> ask_store(const std::string& name) {
     limits.connect_timeout_s = 3;
     limits.stall_timeout_s = 5;
     limits.transfer_timeout_s = 10;
-    limits.cancel = &stop_asking;
+    limits.cancel = &stop;
     Result<std::string> published = store.value().published_digest(name, limits);
-    if (!published && stop_asking.load()) return std::nullopt;  // no answer: nothing to record
+    if (!published && stop.load()) return std::nullopt;  // no answer: nothing to record
     if (published) {
       answer.digest = published.value();
     } else {
@@ -54,24 +72,35 @@ std::optional<warm::DigestAnswer> ask_store(const std::string& name) {
   return answer;
 }
 
-void ask_until_stopped() {
-  while (const std::optional<std::string> name = ctld::next_image_question()) {
-    try {
-      const std::optional<warm::DigestAnswer> answer = ask_store(*name);
-      if (!answer) {
-        ctld::image_not_asked(*name);  // asked again once the thread runs again
-        continue;
-      }
-      if (!answer->problem.empty()) {
-        ctld::log_info("job_submit: image %s: %s", name->c_str(), answer->problem.c_str());
-      }
-      ctld::image_answered(*name, *answer);
-    } catch (const std::exception& e) {
-      ctld::log_error("job_submit: asking the image store about %s: %s", name->c_str(), e.what());
-      ctld::image_answered(
-          *name, {time(nullptr), time(nullptr), "", "image " + *name + ": internal error"});
+void ask_one(const std::string& name, const std::atomic<bool>& stop) {
+  try {
+    const std::optional<warm::DigestAnswer> answer = ask_store(name, stop);
+    if (!answer) {
+      ctld::image_not_asked(name);  // asked again once a thread runs again
+      return;
     }
+    if (!answer->problem.empty()) {
+      ctld::log_info("job_submit: image %s: %s", name.c_str(), answer->problem.c_str());
+    }
+    ctld::image_answered(name, *answer);
+  } catch (const std::exception& e) {
+    ctld::log_error("job_submit: asking the image store about %s: %s", name.c_str(), e.what());
+    ctld::image_answered(name,
+                         {time(nullptr), time(nullptr), "", "image " + name + ": internal error"});
   }
+}
+
+void ask_until_stopped(const std::shared_ptr<Asker>& self) {
+  while (!self->stop.load()) {
+    const std::optional<std::string> name = ctld::next_image_question();
+    if (!name) break;
+    ask_one(*name, self->stop);
+  }
+  {
+    const std::lock_guard<std::mutex> lock(self->mutex);
+    self->ended = true;
+  }
+  self->ended_cv.notify_all();
 }
 
 }  // namespace
@@ -102,15 +131,31 @@ DigestOutcome submission_digest(const Config& config, const std::string& image, 
 
 void start_asking_store() {
   if (asker.joinable()) return;
-  stop_asking.store(false);
   ctld::image_questions_start();
-  asker = std::thread(ask_until_stopped);
+  asker_state = std::make_shared<Asker>();
+  asker = std::thread(ask_until_stopped, asker_state);
 }
 
-void stop_asking_store() {
-  stop_asking.store(true);  // before the join: the question in flight ends within a second
+bool stop_asking_store() {
+  if (!asker.joinable()) return true;
+  Asker& state = *asker_state;
+  state.stop.store(true);  // before the wait: the question in flight ends within a second
   ctld::image_questions_stop();
-  if (asker.joinable()) asker.join();
+  bool ended = false;
+  {
+    std::unique_lock<std::mutex> lock(state.mutex);
+    ended = state.ended_cv.wait_for(lock, kFiniWait, [&] { return state.ended; });
+  }
+  if (ended) {
+    asker.join();
+    return true;
+  }
+  ctld::log_error(
+      "job_submit: the image store's question did not end within %lld s of fini (a name that "
+      "does not resolve, or a hung mount); the thread is left to end by itself",
+      static_cast<long long>(kFiniWait.count()));
+  asker.detach();
+  return false;
 }
 
 }  // namespace shareq::submit

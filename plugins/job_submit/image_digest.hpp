@@ -24,9 +24,10 @@ DigestOutcome submission_digest(const Config& config, const std::string& image, 
 
 // Starts (job_submit's init) and stops (fini) the thread that asks the store. Stopping cancels
 // the question in flight (its answer is not recorded; the image is asked about again later) and
-// returns once the thread has ended, within about a second: fini runs under slurmctld's locks,
-// and the plugin is unloaded after it.
+// waits for the thread to end, at most 2 s: fini runs under slurmctld's locks. true when the
+// thread ended; false when it was left behind to end by itself (its question stuck where a cancel
+// cannot reach: a name that does not resolve, a hung mount), which is logged.
 void start_asking_store();
-void stop_asking_store();
+bool stop_asking_store();
 
 }  // namespace shareq::submit

@@ -211,7 +211,7 @@ extern "C" int fini(void) {
   return guarded(
       SLURM_SUCCESS,
       [] {
-        shareq::submit::stop_asking_store();
+        (void)shareq::submit::stop_asking_store();  // logs when it has to leave the thread
         return SLURM_SUCCESS;
       },
       [](const char* what) { report("fini", what); });

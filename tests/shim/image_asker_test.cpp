@@ -4,9 +4,16 @@
 // write locks at `scontrol reconfigure` and the plugin is unloaded after it: it must cancel the
 // question in flight and return at once, not after the transfer limits (5 s stall, 10 s whole),
 // and the cancelled question must leave no answer in the book, so the image is asked about again
-// once the thread runs again.
+// once the thread runs again. Where a cancel cannot reach (curl waits for a name to resolve;
+// getaddrinfo is interposed below to hang for one host), fini still returns within its bound and
+// leaves the thread to end by itself, which then records nothing either.
+#include <dlfcn.h>
+#include <netdb.h>
+
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstddef>
@@ -17,6 +24,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "config_state.hpp"
 #include "flags.hpp"
@@ -54,9 +62,41 @@ void set_image_store(const std::string& location) {
   shareq_conf_free(conf);
 }
 
+// getaddrinfo for kHungHost blocks until the test releases it (a resolver that does not answer);
+// every other name goes to libc's.
+constexpr const char* kHungHost = "hung-dns.test";
+std::mutex g_dns_mutex;
+std::condition_variable g_dns_cv;
+bool g_dns_released = false;
+std::atomic<int> g_dns_waiting{0};
+std::atomic<int> g_dns_returned{0};
+
+void release_dns() {
+  {
+    const std::lock_guard<std::mutex> lock(g_dns_mutex);
+    g_dns_released = true;
+  }
+  g_dns_cv.notify_all();
+}
+
 }  // namespace
 
 extern "C" void queue_job_scheduler(void) { ++g_scheduler_kicks; }
+
+// libcurl's threaded resolver calls it from its own thread.
+extern "C" int getaddrinfo(const char* node, const char* service, const struct addrinfo* hints,
+                           struct addrinfo** res) {
+  if (node != nullptr && std::strcmp(node, kHungHost) == 0) {
+    ++g_dns_waiting;
+    std::unique_lock<std::mutex> lock(g_dns_mutex);
+    g_dns_cv.wait_for(lock, 60s, [] { return g_dns_released; });
+    ++g_dns_returned;
+    return EAI_AGAIN;
+  }
+  using Real = int (*)(const char*, const char*, const struct addrinfo*, struct addrinfo**);
+  static const auto real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "getaddrinfo"));
+  return real(node, service, hints, res);
+}
 
 namespace shareq::ctld {
 
@@ -87,11 +127,12 @@ void fini_cancels_the_question_in_flight(void** state) {
   assert_true(submit_llama(now).ask);
   assert_true(silent.received_request(3s));
 
-  std::future<void> stopped = std::async(std::launch::async, submit::stop_asking_store);
+  std::future<bool> stopped = std::async(std::launch::async, submit::stop_asking_store);
   if (stopped.wait_until(asked_at + 4s) != std::future_status::ready) {
     stopped.wait();  // the thread must end before the test does
     fail_msg("stop_asking_store() waited for the store: it did not cancel the question");
   }
+  assert_true(stopped.get());                     // the cancel ended the thread: not left behind
   assert_int_equal(g_scheduler_kicks.load(), 0);  // no answer was recorded
 
   // The book holds no answer and no question in flight: a job asks again.
@@ -104,7 +145,45 @@ void fini_cancels_the_question_in_flight(void** state) {
   submit::start_asking_store();
   assert_true(submit_llama(now).ask);
   assert_true(silent.received_request(3s));
-  submit::stop_asking_store();
+  assert_true(submit::stop_asking_store());
+  assert_int_equal(g_scheduler_kicks.load(), 0);
+}
+
+// Polls `done` every 10 ms for at most `limit`.
+template <typename Done>
+bool eventually(Done done, std::chrono::milliseconds limit) {
+  const auto until = steady_clock::now() + limit;
+  while (!done()) {
+    if (steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+void fini_leaves_a_question_stuck_in_name_resolution(void** state) {
+  (void)state;
+  set_image_store(std::string("http://") + kHungHost + "/images");
+  g_scheduler_kicks = 0;
+  submit::start_asking_store();
+  const time_t now = time(nullptr);
+  assert_true(submit_llama(now).ask);
+  assert_true(eventually([] { return g_dns_waiting.load() > 0; }, 5000ms));
+
+  const auto fini_at = steady_clock::now();
+  std::future<bool> stopped = std::async(std::launch::async, submit::stop_asking_store);
+  const bool returned = stopped.wait_until(fini_at + 4s) == std::future_status::ready;
+  if (!returned) release_dns();  // so that the test ends instead of hanging
+  assert_true(returned);
+  assert_false(stopped.get());  // left behind, not joined
+
+  // A later init runs a thread of its own while the old one still waits, and a later fini ends it.
+  submit::start_asking_store();
+  release_dns();
+  assert_true(eventually([] { return g_dns_returned.load() > 0; }, 5000ms));
+  assert_true(submit::stop_asking_store());
+  // The old thread ends by itself and records no answer: the image is asked about again (with
+  // the questions stopped, asking queues nothing).
+  assert_true(eventually([&] { return submit_llama(now).ask; }, 5000ms));
   assert_int_equal(g_scheduler_kicks.load(), 0);
 }
 
@@ -113,6 +192,7 @@ void fini_cancels_the_question_in_flight(void** state) {
 int main() {
   const CMUnitTest tests[] = {
       cmocka_unit_test(fini_cancels_the_question_in_flight),
+      cmocka_unit_test(fini_leaves_a_question_stuck_in_name_resolution),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
