@@ -5,8 +5,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <variant>
+
+#include "regular_file.hpp"
 
 namespace shareq::ctld {
 
@@ -44,11 +45,22 @@ std::optional<std::string> write_file_atomically(const std::string& path, const 
 }
 
 std::optional<std::string> read_state_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return std::move(text).str();
+  // Read on first use under slurmctld's and shareq's locks: a FIFO there must not block.
+  std::variant<int, std::string> opened = open_regular_file(path);
+  const int* fd = std::get_if<int>(&opened);
+  if (fd == nullptr) return std::nullopt;
+  std::string text;
+  char buf[8192];
+  while (true) {
+    const ssize_t n = ::read(*fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(*fd);
+      if (n < 0) return std::nullopt;
+      return text;
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace shareq::ctld

@@ -16,7 +16,8 @@ enum class Durability { ProcessCrash, MachineCrash };
 std::optional<std::string> write_file_atomically(const std::string& path, const std::string& text,
                                                  Durability durability = Durability::MachineCrash);
 
-// The whole file, or nullopt when it cannot be opened (most often: it does not exist yet).
+// The whole file, or nullopt when it cannot be read (most often: it does not exist yet) or is not
+// a regular file (a FIFO would block the reader: open_regular_file).
 std::optional<std::string> read_state_file(const std::string& path);
 
 }  // namespace shareq::ctld
