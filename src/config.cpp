@@ -128,6 +128,7 @@ bool equivalent(const Config& a, const Config& b) {
          a.max_fallback_requeues == b.max_fallback_requeues && a.image_store == b.image_store &&
          a.image_cache_dir == b.image_cache_dir &&
          a.image_cache_size_bytes == b.image_cache_size_bytes &&
+         a.image_fetch_timeout_s == b.image_fetch_timeout_s &&
          a.image_cache_metrics_file == b.image_cache_metrics_file;
 }
 

@@ -105,6 +105,9 @@ struct Config {
   std::string image_store;  // ImageStore: a directory or an http(s):// URL
   std::string image_cache_dir = "/var/cache/shareq/images";  // ImageCacheDir
   int64_t image_cache_size_bytes = 200LL << 30;              // ImageCacheSize (K/M/G/T suffix)
+  // ImageFetchTimeout (s/m/h/d suffix, 1s..1d): the most a job prolog spends getting the job's
+  // image onto the node (asking the store, waiting for another job's fetch of it, fetching).
+  int64_t image_fetch_timeout_s = 1800;
   // ImageCacheMetricsFile: the node's textfile for prometheus-node-exporter ("%n" = node
   // name); empty = no metrics file.
   std::string image_cache_metrics_file;

@@ -155,7 +155,24 @@ Message apply_image_cache_metrics_file(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
-constexpr std::array<GlobalSetting, 16> kSettings = {{
+// A job prolog's time for its image (Config::image_fetch_timeout_s). At least a second: 0 would
+// read as "no limit", which is what the setting exists to rule out. At most a day: a prolog
+// longer than that holds the job's nodes idle for no good reason.
+constexpr int64_t kMaxImageFetchTimeout = 86400;
+constexpr std::string_view kFetchTimeoutAllowed =
+    "1 to 86400 seconds (1d), optionally with suffix s, m, h or d";
+
+Message apply_image_fetch_timeout(Config& config, std::string_view value) {
+  const Result<int64_t> seconds = units::parse_duration(value, kFetchTimeoutAllowed);
+  if (!seconds) return seconds.error().message;
+  if (seconds.value() < 1 || seconds.value() > kMaxImageFetchTimeout) {
+    return text::number_message(value, {text::NumberStatus::TooLarge, 0}, kFetchTimeoutAllowed);
+  }
+  config.image_fetch_timeout_s = seconds.value();
+  return std::nullopt;
+}
+
+constexpr std::array<GlobalSetting, 17> kSettings = {{
     {"DefaultPriority", "0..99", apply_default_priority,
      [](const Config& c) { return std::to_string(c.default_priority); }},
     {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
@@ -215,6 +232,8 @@ constexpr std::array<GlobalSetting, 16> kSettings = {{
        return store(units::parse_size(v), c.image_cache_size_bytes);
      },
      [](const Config& c) { return units::format_size(c.image_cache_size_bytes); }},
+    {"ImageFetchTimeout", kFetchTimeoutAllowed, apply_image_fetch_timeout,
+     [](const Config& c) { return units::format_duration(c.image_fetch_timeout_s); }},
     {"ImageCacheMetricsFile", kMetricsAllowed, apply_image_cache_metrics_file,
      [](const Config& c) { return c.image_cache_metrics_file; }},
 }};

@@ -132,8 +132,12 @@ Result<int64_t> parse_seconds(std::string_view text) {
 }
 
 Result<int64_t> parse_duration(std::string_view text) {
-  return parse_scaled(text, kDurationSuffixes,
-                      "a non-negative number of seconds, optionally with suffix s, m, h or d");
+  return parse_duration(text,
+                        "a non-negative number of seconds, optionally with suffix s, m, h or d");
+}
+
+Result<int64_t> parse_duration(std::string_view text, std::string_view allowed) {
+  return parse_scaled(text, kDurationSuffixes, allowed);
 }
 
 Result<int64_t> parse_size(std::string_view text) {

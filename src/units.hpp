@@ -33,6 +33,9 @@ Result<Limit> parse_limit(std::string_view text, std::optional<Unit> unit);
 Result<int64_t> parse_seconds(std::string_view text);
 // Seconds with an optional s, m, h or d suffix ("28d").
 Result<int64_t> parse_duration(std::string_view text);
+// The same, its messages ending "; allowed: ALLOWED" (for a key with a narrower range, which
+// the caller checks).
+Result<int64_t> parse_duration(std::string_view text, std::string_view allowed);
 // Bytes with an optional K, M, G or T suffix, powers of 1024 ("200G").
 Result<int64_t> parse_size(std::string_view text);
 // yes/no, true/false, 1/0, on/off, any case.

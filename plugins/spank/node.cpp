@@ -1,7 +1,6 @@
 #include "node.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,9 +11,12 @@
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "imagecache/cache_metrics.hpp"
+#include "imagecache/fs_util.hpp"
 #include "imagecache/image_cache.hpp"
 #include "metrics/image_cache_metrics.hpp"
 #include "node_paths.hpp"
@@ -71,22 +73,30 @@ std::optional<std::string> read_file(const std::string& path) {
   return text.str();
 }
 
-// An flock on ROOT/warm/.lock for the state files; released with the object.
-class WarmLock {
- public:
-  explicit WarmLock(const std::string& warm) {
-    fd_ = ::open((warm + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~WarmLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  WarmLock(const WarmLock&) = delete;
-  WarmLock& operator=(const WarmLock&) = delete;
+// How long a hook waits for ROOT/warm/.lock. Its holders only read and write state files and
+// rename directories (never remove a tree nor wait for an image's lock), which takes well under
+// a second: a wait this long means a holder is stuck, and the hook goes on without the lock
+// rather than queue every later prolog and epilog of the node behind it.
+constexpr auto kWarmLockWait = std::chrono::seconds(60);
 
- private:
-  int fd_ = -1;
-};
+// The flock on ROOT/warm/.lock that guards the state files and the warm directories' names;
+// released with the FileLock. Errors: the lock file cannot be opened, the wait ran out.
+Result<imagecache::fs::FileLock> lock_warm(const std::string& warm) {
+  const std::string path = warm + "/.lock";
+  const auto deadline = std::chrono::steady_clock::now() + kWarmLockWait;
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    Result<imagecache::fs::FileLock> lock = imagecache::fs::FileLock::try_acquire(path);
+    if (!lock || lock.value().held()) return lock;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{"warm directory",
+                   "cannot lock " + path + " within " + std::to_string(kWarmLockWait.count()) +
+                       " s: another prolog or epilog of this node holds it (stuck?)"};
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+}
 
 // NAME.state (warm/node_files.hpp); nullopt when missing or unreadable.
 std::optional<warm::WarmDirState> read_state(const std::string& path) {
@@ -109,12 +119,59 @@ std::optional<imagecache::ImageCache> open_cache(const Config& config, const Nod
   return std::move(cache).value();
 }
 
-// Removes warm directories whose deadline passed, and those of pools slurmctld ended early
-// (`ended`) that no job uses, and unpins their images. Lock held.
-void sweep_locked(const Config& config, const NodePaths& p, const std::string& keep,
-                  const std::vector<std::string>& ended, int64_t now, Log log) {
+// ROOT/warm/.trash: where the sweep moves warm directories, under the lock, to be removed after
+// it (root's, 0700: their users no longer reach them). Same file system, so a rename.
+std::string trash_dir(const NodePaths& p) { return p.warm + "/.trash"; }
+
+bool ensure_trash(const NodePaths& p, Log log) {
+  const std::string trash = trash_dir(p);
+  struct stat st {};
+  if (::mkdir(trash.c_str(), 0700) != 0 && errno != EEXIST) {
+    log("cannot create " + trash + ": " + std::strerror(errno));
+    return false;
+  }
+  if (::lstat(trash.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0) {
+    log(trash + " is not a root-owned directory; refusing to use it");
+    return false;
+  }
+  return true;
+}
+
+// Moves ROOT/warm/NAME into the trash under a name of its own. Result: its path there; "" when
+// there was no such directory. Errors name the directory and the cause (a mount point: EBUSY).
+Result<std::string> move_to_trash(const NodePaths& p, const std::string& name, int64_t now) {
+  const std::string from = p.warm + "/" + name;
+  struct stat st {};
+  if (::lstat(from.c_str(), &st) != 0 && errno == ENOENT) return std::string();
+  const std::string stem = trash_dir(p) + "/" + name + "." + std::to_string(now) + "." +
+                           std::to_string(::getpid()) + ".";
+  // A name left by an earlier hook with the same pid (killed while removing it) is skipped.
+  for (int n = 0; n < 100; ++n) {
+    const std::string to = stem + std::to_string(n);
+    if (::rename(from.c_str(), to.c_str()) == 0) return to;
+    if (errno != EEXIST && errno != ENOTEMPTY) break;
+  }
+  return Error{"warm directory", from + ": cannot move it into " + trash_dir(p) + ": " +
+                                     std::strerror(errno) + "; left in place"};
+}
+
+// A warm directory the sweep ended: out of the way under the lock; removed, its image unpinned,
+// after the lock (the work whose length the directory's user or another job's fetch decides).
+struct Swept {
+  std::string name;
+  bool ended_early = false;
+  Result<std::string> trash;  // where it went ("" nowhere: there was none), or why it stayed
+  std::string digest;         // its image, to unpin; "" when none
+};
+
+// Takes out of use the warm directories whose deadline passed, and those of pools slurmctld
+// ended early (`ended`) that no job uses: moves each into the trash and removes its state file.
+// Lock held.
+std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
+                                const std::vector<std::string>& ended, int64_t now, Log log) {
+  std::vector<Swept> swept;
   DIR* dir = ::opendir(p.warm.c_str());
-  if (dir == nullptr) return;
+  if (dir == nullptr) return swept;
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(dir)) {
     const std::string name = e->d_name;
@@ -124,25 +181,80 @@ void sweep_locked(const Config& config, const NodePaths& p, const std::string& k
     }
   }
   ::closedir(dir);
-  std::optional<imagecache::ImageCache> cache;
+  bool trash_ok = false;
   for (const std::string& name : names) {
     if (name == keep || !warm::is_node_warm_name(name)) continue;
     const std::string state_path = p.warm + "/" + name + ".state";
     const auto state = read_state(state_path);
     const bool ended_early = std::find(ended.begin(), ended.end(), name) != ended.end();
     if (state && (state->kind != "until" || (state->value > now && !ended_early))) continue;
-    // The pool is over either way: what could not be removed is left for an admin, named in
-    // the log, rather than retried by every later prolog.
-    const auto removed = remove_tree(p.warm + "/" + name);
-    if (state && !state->digest.empty()) {
-      if (!cache) cache = open_cache(config, p, nullptr);
-      if (cache) (void)cache->unpin(state->digest, name);
-    }
+    if (!trash_ok) trash_ok = ensure_trash(p, log);
+    if (!trash_ok) return swept;  // logged; the next hook tries again
+    // The pool is over either way: what could not be moved is left for an admin, named in the
+    // log, rather than retried by every later prolog.
+    swept.push_back(
+        {name, ended_early, move_to_trash(p, name, now), state ? state->digest : std::string()});
     ::unlink(state_path.c_str());
-    log("warm directory " + name + (ended_early ? " ended early in slurmctld: " : " expired: ") +
-        (removed ? "removed" : "not removed completely (" + removed.error().to_string() + ")") +
-        (state && !state->digest.empty() ? ", image unpinned" : ""));
   }
+  return swept;
+}
+
+// What a hook does once it released the warm lock. An unpin there may, in a rare race, drop a
+// pin that a job of a pool of the same name took in between (a pool slurmctld still had while
+// this node's clock had ended it): the image is then only evictable early, and fetched again
+// when needed; nothing that a job uses goes.
+struct AfterLock {
+  std::vector<std::pair<std::string, std::string>> unpins;  // digest, holder
+  std::vector<Swept> swept;
+};
+
+// Removes every entry of the trash: those a hook killed while removing them left (those another
+// hook is removing now too: both get on with it, each name goes once).
+void empty_trash(const NodePaths& p, Log log) {
+  DIR* dir = ::opendir(trash_dir(p).c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(dir)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+      names.emplace_back(e->d_name);
+    }
+  }
+  ::closedir(dir);
+  for (const std::string& name : names) {
+    const auto removed = remove_tree(trash_dir(p) + "/" + name);
+    if (!removed) log("warm directory not removed completely: " + removed.error().to_string());
+  }
+}
+
+// After the lock: unpins, then removes what the sweep moved into the trash (logging each) and
+// anything else there.
+void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock& after,
+                       std::optional<imagecache::ImageCache>& cache, Log log) {
+  auto unpin = [&](const std::string& digest, const std::string& holder) -> std::string {
+    if (!cache) cache = open_cache(config, p, nullptr);
+    if (!cache) return "the node's image cache cannot be used";
+    const Result<bool> unpinned = cache->unpin(digest, holder);
+    return unpinned ? std::string() : unpinned.error().message;
+  };
+  for (const auto& [digest, holder] : after.unpins) (void)unpin(digest, holder);
+  for (const Swept& s : after.swept) {
+    const std::string unpin_error = s.digest.empty() ? "" : unpin(s.digest, s.name);
+    Result<bool> removed = true;
+    if (!s.trash) {
+      removed = s.trash.error();
+    } else if (!s.trash.value().empty()) {
+      removed = remove_tree(s.trash.value());
+    }
+    std::string line =
+        "warm directory " + s.name +
+        (s.ended_early ? " ended early in slurmctld: " : " expired: ") +
+        (removed ? "removed" : "not removed completely (" + removed.error().to_string() + ")");
+    if (!s.digest.empty()) {
+      line += unpin_error.empty() ? ", image unpinned" : ", image not unpinned: " + unpin_error;
+    }
+    log(line);
+  }
+  empty_trash(p, log);
 }
 
 // Creates or reopens the job's warm directory; "" on success, else the error.
@@ -233,19 +345,26 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
       log("prolog: job " + std::to_string(job.job_id) + ": " + out.error);
     }
   }
-  {
-    WarmLock lock(p.warm);
+  AfterLock after;
+  if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm); !lock) {
+    // Without the lock a warm directory can be neither handed out nor swept.
+    log("prolog: job " + std::to_string(job.job_id) + ": " + lock.error().message);
+    if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
+      out.error = "warm directory " + job.warm_name + ": " + lock.error().message;
+    }
+  } else {
     if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
       out.error = open_warm_dir(p, job, out.digest);
       if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
     }
-    sweep_locked(config, p, job.warm_name, job.warm_ended, now, log);
+    after.swept = sweep_locked(p, job.warm_name, job.warm_ended, now, log);
   }
   const std::string outcome = prepared_file(p, job.job_id);
   if (!write_atomic(outcome, warm::format_prepared(out))) {
     log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + outcome + ": " +
         std::strerror(errno));
   }
+  finish_after_lock(config, p, after, cache, log);
   export_metrics(config, p, cache, request, "prolog", log);
 }
 
@@ -257,39 +376,50 @@ std::optional<Prepared> read_prepared(const Config& config, const std::string& n
   return warm::parse_prepared(*text);
 }
 
+// The epilog's part under the warm lock for a job that used a warm directory: writes its state
+// ("until"), and leaves in `after` the pins it no longer needs.
+void release_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
+                      int64_t now, AfterLock& after, Log log) {
+  const std::string state_path = p.warm + "/" + job.warm_name + ".state";
+  const auto old = read_state(state_path);
+  const int64_t until = now + std::max<int64_t>(job.keep_alive_s, 0);
+  if (old && !old->digest.empty() && old->digest != digest) {
+    after.unpins.emplace_back(old->digest, job.warm_name);
+  }
+  write_atomic(state_path,
+               warm::format_warm_dir_state({"until", until, job.keep_alive_s > 0 ? digest : ""}));
+  if (job.keep_alive_s > 0) {
+    log("epilog: job " + std::to_string(job.job_id) + ": warm directory " + job.warm_name +
+        " kept until " + std::to_string(until));
+  } else if (!digest.empty()) {
+    after.unpins.emplace_back(digest, job.warm_name);
+  }
+}
+
 void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log) {
   const NodePaths p = node_paths(config, job.node);
   const auto prepared = read_prepared(config, job.node, job.job_id);
   std::optional<imagecache::ImageCache> cache;
   const std::string digest = prepared ? prepared->digest : "";
+  const bool warm_dir =
+      warm::is_node_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty();
   if (warm::is_sha256_hex(digest, false)) {
     cache = open_cache(config, p, nullptr);
+    // Pinning and unpinning wait for the image's lock (a fetch of it holds that for minutes), so
+    // neither happens under the warm lock. The pool's pin comes first: the image is never
+    // unpinned in between.
+    if (cache && warm_dir && job.keep_alive_s > 0) (void)cache->pin(digest, job.warm_name);
     if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
   }
-  {
-    WarmLock lock(p.warm);
-    if (warm::is_node_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty()) {
-      const std::string state_path = p.warm + "/" + job.warm_name + ".state";
-      const auto old = read_state(state_path);
-      const int64_t until = now + std::max<int64_t>(job.keep_alive_s, 0);
-      if (cache && job.keep_alive_s > 0 && !digest.empty()) {
-        (void)cache->pin(digest, job.warm_name);
-      }
-      if (old && !old->digest.empty() && old->digest != digest) {
-        if (!cache) cache = open_cache(config, p, nullptr);
-        if (cache) (void)cache->unpin(old->digest, job.warm_name);
-      }
-      write_atomic(state_path, warm::format_warm_dir_state(
-                                   {"until", until, job.keep_alive_s > 0 ? digest : ""}));
-      if (job.keep_alive_s > 0) {
-        log("epilog: job " + std::to_string(job.job_id) + ": warm directory " + job.warm_name +
-            " kept until " + std::to_string(until));
-      } else if (cache && !digest.empty()) {
-        (void)cache->unpin(digest, job.warm_name);
-      }
-    }
-    sweep_locked(config, p, "", job.warm_ended, now, log);
+  AfterLock after;
+  if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm); !lock) {
+    log("epilog: job " + std::to_string(job.job_id) + ": " + lock.error().message +
+        (warm_dir ? "; warm directory " + job.warm_name + " still marked in use" : ""));
+  } else {
+    if (warm_dir) release_warm_dir(p, job, digest, now, after, log);
+    after.swept = sweep_locked(p, "", job.warm_ended, now, log);
   }
+  finish_after_lock(config, p, after, cache, log);
   ::unlink(prepared_file(p, job.job_id).c_str());
   export_metrics(config, p, cache, std::nullopt, "epilog", log);  // pins and evictions changed
 }

@@ -4,9 +4,11 @@
 // Where it runs (all as root, never inside slurmd itself):
 //   job_prolog (slurm_spank_job_prolog, every node of the allocation with PrologFlags=Alloc):
 //     ensures the job's image is cached (ImageCache::ensure_cached, pin holder "job-ID"),
-//     creates or reopens its warm directory, sweeps warm directories whose time ran out, and
-//     writes the outcome to JOBS/ID. It never fails the prolog (a failed prolog drains the node
-//     and would disturb other jobs): a bad image is recorded and fails the job's tasks instead.
+//     within ImageFetchTimeout (waiting for another job's fetch of it included), creates or
+//     reopens its warm directory, sweeps warm directories whose time ran out, and writes the
+//     outcome to JOBS/ID. It never fails the prolog (a failed prolog drains the node and would
+//     disturb other jobs): a bad image, or one not cached in time, is recorded and fails the
+//     job's tasks instead.
 //   task_prepare (slurm_spank_task_init_privileged, each task of each step): reads JOBS/ID and
 //     gives the task SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or the error that fails it.
 //   job_epilog (slurm_spank_job_epilog): unpins "job-ID"; when the job kept its nodes warm,
@@ -18,6 +20,12 @@
 //   ROOT/warm/NAME/         a warm directory (the job's user, 0700); NAME = "warm-ORIGIN",
 //                           ORIGIN being the job that made the pool (slurmctld names it)
 //   ROOT/warm/NAME.state    "inuse JOB DIGEST" while a job uses it, "until EPOCH DIGEST" after
+//   ROOT/warm/.lock         flock'ed (a bounded wait) to read or change the states and names
+//                           above: held only for that and for renames, never for removing a
+//                           tree or waiting for an image's lock, so hooks do not queue behind
+//                           a user's million files or another job's fetch
+//   ROOT/warm/.trash/       (root, 0700) where a sweep moves warm directories under the lock, to
+//                           remove them after it; what a killed hook left is removed by the next
 // (the texts of NAME.state, JOBS/ID and SHAREQ_WARM_ENDED are in the core: warm/node_files.hpp)
 #pragma once
 

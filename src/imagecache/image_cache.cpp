@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <random>
 #include <vector>
 
@@ -88,6 +90,29 @@ Result<bool> publish(fs::UniqueFd fd, const std::string& temp, const std::string
 
 bool disk_full(int err) { return err == ENOSPC || err == EDQUOT; }
 
+using Clock = std::chrono::steady_clock;
+
+bool passed(Clock::time_point deadline) {
+  return deadline != Clock::time_point::max() && Clock::now() >= deadline;
+}
+
+// What is left until `deadline`, rounded up (so that a limit that fires has passed it).
+int64_t ms_left(Clock::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+  return std::max<int64_t>(left.count(), 0);
+}
+
+// `limits` for a transfer that must end by `deadline`: its whole-transfer limit is what is left
+// (whole seconds, rounded up; at least 1, since 0 would mean none), or its own when sooner.
+TransferLimits limits_until(TransferLimits limits, Clock::time_point deadline) {
+  if (deadline == Clock::time_point::max()) return limits;
+  const int64_t left_s = std::max<int64_t>((ms_left(deadline) + 999) / 1000, 1);
+  if (limits.transfer_timeout_s <= 0 || limits.transfer_timeout_s > left_s) {
+    limits.transfer_timeout_s = left_s;
+  }
+  return limits;
+}
+
 }  // namespace
 
 CacheOptions CacheOptions::from_config(const Config& config) {
@@ -95,6 +120,7 @@ CacheOptions CacheOptions::from_config(const Config& config) {
   options.store = config.image_store;
   options.cache_dir = config.image_cache_dir;
   options.capacity_bytes = config.image_cache_size_bytes;
+  options.fetch_timeout_s = config.image_fetch_timeout_s;
   return options;
 }
 
@@ -137,7 +163,12 @@ std::string ImageCache::pin_dir(std::string_view digest) const {
 }
 
 Result<std::string> ImageCache::resolve(const ImageRef& ref) const {
-  Result<std::string> published = store_.published_digest(ref.name, options_.transfer);
+  return resolve_with(ref, options_.transfer);
+}
+
+Result<std::string> ImageCache::resolve_with(const ImageRef& ref,
+                                             const TransferLimits& limits) const {
+  Result<std::string> published = store_.published_digest(ref.name, limits);
   if (!published) return published;
   if (ref.sha256 && *ref.sha256 != published.value()) {
     return image_error(ref.name, "pinned digest sha256:" + *ref.sha256 +
@@ -147,7 +178,9 @@ Result<std::string> ImageCache::resolve(const ImageRef& ref) const {
 }
 
 Result<int64_t> ImageCache::fetch_verified(const std::string& name, const std::string& digest,
-                                           FetchReport& report) const {
+                                           FetchReport& report, Deadline deadline) const {
+  // A transfer started now would have no limit left to get (0 means none).
+  if (passed(deadline)) return image_error(name, "no time left to fetch it");
   const std::string path = image_path(digest);
   auto temp = create_temp(options_.cache_dir + "/sha256", digest);
   if (!temp) return image_error(name, temp.error().message);
@@ -158,7 +191,7 @@ Result<int64_t> ImageCache::fetch_verified(const std::string& name, const std::s
     return error;
   };
   // An image larger than the whole cache could never be kept: refused before it fills the disk.
-  TransferLimits limits = options_.transfer;
+  TransferLimits limits = limits_until(options_.transfer, deadline);
   limits.max_bytes = options_.capacity_bytes;
   if (const int64_t hint = store_.size_hint(name);
       limits.max_bytes > 0 && hint > limits.max_bytes) {
@@ -178,10 +211,10 @@ Result<int64_t> ImageCache::fetch_verified(const std::string& name, const std::s
   return size;
 }
 
-Result<int64_t> ImageCache::fetch_with_room(const std::string& name,
-                                            const std::string& digest) const {
+Result<int64_t> ImageCache::fetch_with_room(const std::string& name, const std::string& digest,
+                                            Deadline deadline) const {
   FetchReport report;
-  Result<int64_t> size = fetch_verified(name, digest, report);
+  Result<int64_t> size = fetch_verified(name, digest, report, deadline);
   if (size || !disk_full(report.write_errno)) return size;
   // The file system is fuller than ImageCacheSize allows for: room by evicting, if that helps.
   const bool known = report.announced > 0;
@@ -189,7 +222,7 @@ Result<int64_t> ImageCache::fetch_with_room(const std::string& name,
   const DiskRoom room = make_disk_room(need, digest);
   if (room.fits && room.evicted > 0) {
     report = FetchReport{};
-    size = fetch_verified(name, digest, report);
+    size = fetch_verified(name, digest, report, deadline);
     if (size || !disk_full(report.write_errno)) return size;
   }
   std::string why = size.error().message + "; ImageCacheDir " + options_.cache_dir +
@@ -211,6 +244,21 @@ Result<int64_t> ImageCache::fetch_with_room(const std::string& name,
 
 Result<CachedImage> ImageCache::ensure_cached(const ImageRef& ref, std::string_view holder,
                                               Time now) const {
+  const int64_t limit_s = options_.fetch_timeout_s;
+  const Deadline deadline =
+      limit_s > 0 ? Clock::now() + std::chrono::seconds(limit_s) : Deadline::max();
+  Result<CachedImage> image = ensure_cached_by(ref, holder, now, deadline);
+  // Whichever step ran out of time said so in its own words (a transfer's limit is what was
+  // left, not the whole): this names the limit an admin sets. fetch_verified removed the file.
+  if (!image && passed(deadline)) {
+    return Error{image.error().field, image.error().message + "; not cached within " +
+                                          "ImageFetchTimeout (" + std::to_string(limit_s) + " s)"};
+  }
+  return image;
+}
+
+Result<CachedImage> ImageCache::ensure_cached_by(const ImageRef& ref, std::string_view holder,
+                                                 Time now, Deadline deadline) const {
   if (!holder.empty() && !valid_holder(holder)) {
     return image_error(ref.name, "invalid pin holder \"" + std::string(holder) + "\"");
   }
@@ -218,18 +266,23 @@ Result<CachedImage> ImageCache::ensure_cached(const ImageRef& ref, std::string_v
   if (ref.sha256 && exists(image_path(*ref.sha256))) {
     digest = *ref.sha256;
   } else {
-    Result<std::string> resolved = resolve(ref);
+    Result<std::string> resolved = resolve_with(ref, limits_until(options_.transfer, deadline));
     if (!resolved) return resolved.error();
     digest = std::move(resolved).value();
   }
-  return serve_cached(ref, digest, holder, now);
+  return serve_cached(ref, digest, holder, now, deadline);
 }
 
 Result<CachedImage> ImageCache::serve_cached(const ImageRef& ref, const std::string& digest,
-                                             std::string_view holder, Time now) const {
+                                             std::string_view holder, Time now,
+                                             Deadline deadline) const {
   CachedImage image{ref.name, digest, image_path(digest), 0, false};
   {
-    Result<fs::FileLock> lock = fs::FileLock::acquire(lock_path(digest), options_.lock_timeout_ms);
+    // Another process's fetch of this image holds the lock for as long as its fetch takes, which
+    // its own fetch_timeout_s bounds as ours does: worth waiting for while ours allows.
+    const int64_t wait_ms =
+        deadline == Deadline::max() ? options_.lock_timeout_ms : ms_left(deadline);
+    Result<fs::FileLock> lock = fs::FileLock::acquire(lock_path(digest), wait_ms);
     if (!lock) return image_error(ref.name, lock.error().message);
     bool have = exists(image.path);
     if (have && options_.verify_cached) {
@@ -239,7 +292,7 @@ Result<CachedImage> ImageCache::serve_cached(const ImageRef& ref, const std::str
     }
     if (!have) {
       (void)evict(store_.size_hint(ref.name), digest);  // best effort: room before fetching
-      Result<int64_t> size = fetch_with_room(ref.name, digest);
+      Result<int64_t> size = fetch_with_room(ref.name, digest, deadline);
       if (!size) return size.error();
       image.fetched = true;
     }

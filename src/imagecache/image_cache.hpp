@@ -19,6 +19,7 @@
 // may use the same directory at once.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,9 +41,16 @@ struct CacheOptions {
   std::string store;                                   // ImageStore: directory or http(s):// URL
   std::string cache_dir = "/var/cache/shareq/images";  // ImageCacheDir, absolute
   int64_t capacity_bytes = int64_t{200} << 30;         // ImageCacheSize
-  bool verify_cached = false;         // re-hash a cached image before handing it out
-  int64_t lock_timeout_ms = 600'000;  // wait for another process's fetch of the same image
-  TransferLimits transfer;            // HTTP timeouts
+  bool verify_cached = false;  // re-hash a cached image before handing it out
+  // Wait for another process's fetch of the same image (ensure_cached: see fetch_timeout_s),
+  // pin, unpin or eviction.
+  int64_t lock_timeout_ms = 600'000;
+  TransferLimits transfer;  // HTTP timeouts; transfer_timeout_s also bounds a directory's copy
+  // ImageFetchTimeout: the most one ensure_cached may take, from asking the store for the digest
+  // to the image in place, waiting for another process's fetch of it included (that wait is
+  // then bounded by what is left of this, not by lock_timeout_ms); each transfer gets what is
+  // left. Beyond it: an error, nothing new in the cache. 0 = no limit.
+  int64_t fetch_timeout_s = 0;
 
   static CacheOptions from_config(const Config& config);
 };
@@ -80,8 +88,9 @@ class ImageCache {
   // more than was written), and the fetch is tried once more; never when it would not. Errors
   // (field "image", the message names the image and the cause): store errors, digest
   // mismatch, short read, write failure (a full file system names ImageCacheDir, the bytes free
-  // and needed), HTTP status, interrupted transfer, timeouts, lock timeout. On error nothing new
-  // is left in the cache.
+  // and needed), HTTP status, interrupted transfer, timeouts, lock timeout; past fetch_timeout_s,
+  // the cause and "; not cached within ImageFetchTimeout (N s)". On error nothing new is left in
+  // the cache.
   Result<CachedImage> ensure_cached(const ImageRef& ref, std::string_view holder, Time now) const;
 
   // Pins `digest` for `holder` ([A-Za-z0-9_.-], 1..64, not starting with '.'); the image need
@@ -101,15 +110,22 @@ class ImageCache {
   Result<int> remove_stale_temps(Time now, int64_t max_age_s) const;
 
  private:
+  // When an ensure_cached must be done (fetch_timeout_s); Deadline::max(): never.
+  using Deadline = std::chrono::steady_clock::time_point;
+
   explicit ImageCache(CacheOptions options, ImageStore store)
       : options_(std::move(options)), store_(std::move(store)) {}
   [[nodiscard]] std::string lock_path(std::string_view digest) const;
   [[nodiscard]] std::string pin_dir(std::string_view digest) const;
+  Result<std::string> resolve_with(const ImageRef& ref, const TransferLimits& limits) const;
+  Result<CachedImage> ensure_cached_by(const ImageRef& ref, std::string_view holder, Time now,
+                                       Deadline deadline) const;
   Result<CachedImage> serve_cached(const ImageRef& ref, const std::string& digest,
-                                   std::string_view holder, Time now) const;
+                                   std::string_view holder, Time now, Deadline deadline) const;
   Result<int64_t> fetch_verified(const std::string& name, const std::string& digest,
-                                 FetchReport& report) const;
-  Result<int64_t> fetch_with_room(const std::string& name, const std::string& digest) const;
+                                 FetchReport& report, Deadline deadline) const;
+  Result<int64_t> fetch_with_room(const std::string& name, const std::string& digest,
+                                  Deadline deadline) const;
   // Room on the cache's file system for `need` bytes: evicts unpinned images (not `keep`) only
   // when that makes room. fits: there is room now (or would be, but for images in use).
   struct DiskRoom {

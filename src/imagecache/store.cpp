@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <string_view>
 #include <vector>
 
@@ -24,8 +25,21 @@ Error image_error(const std::string& name, const std::string& cause) {
   return Error{"image", "image " + name + ": " + cause};
 }
 
+// The words of http.cpp's timed_out for the same limit, so both stores read alike.
+Error copy_timed_out(const std::string& name, const std::string& path, int64_t timeout_s,
+                     const FetchReport& report) {
+  return image_error(name, "copying " + path + ": not done within " + std::to_string(timeout_s) +
+                               " s (the limit for a whole transfer) (" +
+                               std::to_string(report.written) + " of " +
+                               std::to_string(report.announced) + " bytes copied)");
+}
+
+// Copies `path` into `out`. timeout_s (when > 0) is looked at between chunks: see
+// TransferLimits::transfer_timeout_s for what it cannot cut short.
 Result<int64_t> copy_file(const std::string& name, const std::string& path, int out, Sha256& hash,
-                          FetchReport& report) {
+                          FetchReport& report, int64_t timeout_s) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
   fs::UniqueFd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in.valid()) return image_error(name, "cannot open " + path + ": " + fs::errno_text(errno));
   struct stat st {};
@@ -47,6 +61,9 @@ Result<int64_t> copy_file(const std::string& name, const std::string& path, int 
     }
     total += n;
     report.written = total;
+    if (timeout_s > 0 && Clock::now() >= deadline) {
+      return copy_timed_out(name, path, timeout_s, report);
+    }
   }
   if (total != st.st_size) {
     return image_error(name, "short read from " + path + ": got " + std::to_string(total) + " of " +
@@ -112,7 +129,7 @@ Result<int64_t> ImageStore::fetch(const std::string& name, int fd, Sha256& hash,
                                   const TransferLimits& limits, FetchReport* report) const {
   FetchReport ignored;
   FetchReport& out = report != nullptr ? *report : ignored;
-  if (!http_) return copy_file(name, url_of(name), fd, hash, out);
+  if (!http_) return copy_file(name, url_of(name), fd, hash, out, limits.transfer_timeout_s);
   Result<int64_t> got = http_download(url_of(name), fd, hash, limits, nullptr, &out);
   if (!got) return image_error(name, got.error().message);
   return got;

@@ -12,12 +12,16 @@ namespace shareq::imagecache {
 
 class Sha256;
 
-// Transfer limits for HTTP stores.
+// Transfer limits for HTTP stores (transfer_timeout_s: for a directory store's copy too).
 struct TransferLimits {
   int64_t connect_timeout_s = 10;
-  int64_t stall_timeout_s = 60;    // abort when under 1 KiB/s for this long
-  int64_t transfer_timeout_s = 0;  // whole transfer; 0 = no limit
-  int64_t max_bytes = 0;           // an image's largest size (the cache's); 0 = no limit
+  int64_t stall_timeout_s = 60;  // abort when under 1 KiB/s for this long
+  // The whole transfer; 0 = no limit. An HTTP store's is curl's; a directory store's copy looks
+  // at the clock between chunks of 1 MiB, so a read blocked on a hung NFS mount is not cut
+  // short (no process can interrupt it): the copy stops at the first chunk after the mount
+  // answers again. Slurm's PrologEpilogTimeout is what bounds a prolog stuck there.
+  int64_t transfer_timeout_s = 0;
+  int64_t max_bytes = 0;  // an image's largest size (the cache's); 0 = no limit
   // The caller's to set, from any thread, to abort the transfer: once true, a transfer in
   // progress (connecting included) stops within about a second with an error that says it was
   // cancelled. nullptr: never cancelled. The flag must outlive the transfer.

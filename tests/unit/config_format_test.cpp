@@ -31,7 +31,7 @@ TEST(FormatConfig, EverySettingChangedRoundTrips) {
                  "InSharePreemption=no\nReclaimMinRuntime=7\nReclaimAfter=8\nPreemptGraceTime=90\n"
                  "MaxKeepAlive=61\nMaxWarmPoolLifetime=0\nWarmPoolMode=reserve\n"
                  "WarmPoolMatch=nodes,image\nImageStore=http://store:8080/img\n"
-                 "ImageCacheDir=/tmp/c\nImageCacheSize=1025\n"
+                 "ImageCacheDir=/tmp/c\nImageCacheSize=1025\nImageFetchTimeout=61\n"
                  "ImageCacheMetricsFile=/var/lib/prometheus/node-exporter/shareq.prom\n"));
 }
 
@@ -71,7 +71,7 @@ TEST(FormatConfig, PrintsEverySettingExplicitly) {
         "MaxWarmPoolLifetime=28d\n", "WarmPoolMode=prefer\n",
         "WarmPoolMatch=image,account,user,partition,nodes\n", "# ImageStore is not set\n",
         "ImageCacheDir=/var/cache/shareq/images\n", "ImageCacheSize=200G\n",
-        "# ImageCacheMetricsFile is not set\n"}) {
+        "ImageFetchTimeout=30m\n", "# ImageCacheMetricsFile is not set\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing " << line << "in\n" << text;
   }
 }

@@ -207,6 +207,18 @@ INSTANTIATE_TEST_SUITE_P(
                   "\"10P\" is not an integer"},
         ErrorCase{"size overflows", "ImageCacheSize=9999999999T", 1, "ImageCacheSize",
                   "out of range"},
+        // 0 would read as "no limit": a prolog waiting on a store for ever (ImageFetchTimeout).
+        ErrorCase{"fetch timeout zero", "ImageFetchTimeout=0", 1, "ImageFetchTimeout",
+                  "0 is out of range; allowed: 1 to 86400 seconds (1d), optionally with suffix s, "
+                  "m, h or d"},
+        ErrorCase{"fetch timeout over a day", "ImageFetchTimeout=25h", 1, "ImageFetchTimeout",
+                  "25h is out of range; allowed: 1 to 86400 seconds (1d)"},
+        ErrorCase{"fetch timeout not a duration", "ImageFetchTimeout=soon", 1, "ImageFetchTimeout",
+                  "\"soon\" is not an integer; allowed: 1 to 86400 seconds (1d)"},
+        ErrorCase{"fetch timeout negative", "ImageFetchTimeout=-5m", 1, "ImageFetchTimeout",
+                  "is negative; allowed: 1 to 86400 seconds (1d)"},
+        ErrorCase{"fetch timeout overflows", "ImageFetchTimeout=999999999999999d", 1,
+                  "ImageFetchTimeout", "out of range; allowed: 1 to 86400 seconds (1d)"},
         // A limit's allowed list is the limit's, in the family's unit.
         ErrorCase{"borrow limit amount overflows",
                   kF + "Share=a Family=p4 Quota=node=1 BorrowLimit=node=9223372036854775808", 3,
@@ -490,6 +502,7 @@ int64_t preemption(const Config& c) { return c.in_share_preemption ? 1 : 0; }
 int64_t priority(const Config& c) { return c.default_priority; }
 int64_t reclaim(const Config& c) { return c.reclaim_min_runtime_s; }
 int64_t reclaim_after(const Config& c) { return c.reclaim_after_s; }
+int64_t fetch_timeout(const Config& c) { return c.image_fetch_timeout_s; }
 
 INSTANTIATE_TEST_SUITE_P(
     Values, GlobalSettingTest,
@@ -504,6 +517,10 @@ INSTANTIATE_TEST_SUITE_P(
                       SettingCase{"ImageCacheSize=2T", cache_size, 2LL << 40},
                       SettingCase{"ImageCacheSize=5M", cache_size, 5LL << 20},
                       SettingCase{"ImageCacheSize=1000", cache_size, 1000},
+                      SettingCase{"ImageFetchTimeout=45m", fetch_timeout, 2700},
+                      SettingCase{"ImageFetchTimeout=1", fetch_timeout, 1},
+                      SettingCase{"ImageFetchTimeout=1d", fetch_timeout, 86400},
+                      SettingCase{"imagefetchtimeout=90S", fetch_timeout, 90},
                       SettingCase{"InSharePreemption=No", preemption, 0},
                       SettingCase{"InSharePreemption=off", preemption, 0},
                       SettingCase{"InSharePreemption=0", preemption, 0},
@@ -533,6 +550,11 @@ TEST(ConfigParser, StringSettings) {
   EXPECT_EQ(Config{}.image_cache_metrics_file, "") << "off unless set";
   EXPECT_EQ(config.image_cache_dir, "/scratch/cache");
   EXPECT_EQ(config.warm_pool_match, (std::vector<MatchField>{MatchField::User, MatchField::Image}));
+}
+
+// The prolog's time for a job's image is bounded unless the file says otherwise.
+TEST(ConfigParser, ImageFetchTimeoutDefaultsToHalfAnHour) {
+  EXPECT_EQ(must_parse("ImageStore=/srv/images\n").image_fetch_timeout_s, 1800);
 }
 
 TEST(Limit, Resolve) {

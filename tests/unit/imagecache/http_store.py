@@ -6,6 +6,9 @@ usage: http_store.py ROOT LOG. Prints its port on stdout once listening. Paths:
   /cut/NAME    images announce their full length, send half and close (interrupted transfer)
   /slow/NAME   images sent in 64 KiB pieces 20 ms apart (so concurrent fetches overlap)
   /stall/NAME  images announce their full length, send 1 KiB and then nothing for 30 s
+  /trickle/NAME images announce their full length and come 1 KiB every 50 ms (20 KiB/s, well
+               over the stall limit's 1 KiB/s: only a whole-transfer limit stops them early);
+               the server gives up after 60 s
 Anything else, or a missing file, is 404. Every image (not .sha256) served is logged to LOG.
 """
 import http.server
@@ -25,7 +28,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         mode, _, name = self.path.lstrip("/").partition("/")
         path = os.path.join(ROOT, name)
-        if mode not in ("store", "cut", "slow", "stall") or "/" in name or not os.path.isfile(path):
+        modes = ("store", "cut", "slow", "stall", "trickle")
+        if mode not in modes or "/" in name or not os.path.isfile(path):
             self.send_error(404)
             return
         with open(path, "rb") as f:
@@ -51,8 +55,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(30)  # the client gives up first (its stall limit); the thread then ends
             self.close_connection = True
+        elif image and mode == "trickle":
+            self.trickle(data)
         else:
             self.wfile.write(data)
+
+    def trickle(self, data):
+        given_up = time.monotonic() + 60
+        try:
+            for i in range(0, len(data), 1024):
+                if time.monotonic() > given_up:
+                    break
+                self.wfile.write(data[i : i + 1024])
+                self.wfile.flush()
+                time.sleep(0.05)
+        except OSError:
+            pass  # the client went away (its time limit)
+        self.close_connection = True
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

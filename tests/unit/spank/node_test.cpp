@@ -3,11 +3,17 @@
 // directories, chown to the job's user) need root, as on a node; the tests skip otherwise.
 #include "node.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,6 +25,8 @@ namespace shareq::spank_plugin::node {
 namespace {
 
 using imagecache::testing::Bytes;
+using imagecache::testing::HttpStore;
+using imagecache::testing::List;
 using imagecache::testing::Mode;
 using imagecache::testing::ReadFile;
 using imagecache::testing::Store;
@@ -33,6 +41,16 @@ constexpr int64_t kNow = 1'000'000;
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
+}
+
+// Polls `done` every 10 ms for at most `within`; whether it became true.
+bool PollFor(std::chrono::milliseconds within, const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 class NodeSide : public ::testing::Test {
@@ -74,6 +92,24 @@ class NodeSide : public ::testing::Test {
   }
   [[nodiscard]] std::vector<std::string> Holders(const std::string& digest) const {
     return imagecache::testing::List(Root() + "/images/pins/" + digest);
+  }
+  [[nodiscard]] std::string Trash() const { return Root() + "/warm/.trash"; }
+  // Whether some directory in the trash holds `file`.
+  [[nodiscard]] bool TrashHolds(const std::string& file) const {
+    for (const std::string& entry : List(Trash())) {
+      std::string path = Trash();
+      path.append("/").append(entry).append("/").append(file);
+      if (Exists(path)) return true;
+    }
+    return false;
+  }
+  // Whether ROOT/warm/.lock can be taken now (and is let go at once).
+  [[nodiscard]] bool WarmLockFree() const {
+    const int fd = ::open((Root() + "/warm/.lock").c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    ::close(fd);
+    return free;
   }
   [[nodiscard]] bool Logged(const std::string& part) const {
     for (const auto& line : lines_) {
@@ -277,6 +313,68 @@ TEST_F(NodeSide, AnEndedPoolThatAJobStillUsesIsKept) {
   Prolog(other);
   Epilog(other);
   EXPECT_TRUE(Exists(Warm("warm-33")));
+}
+
+// A store that sends just fast enough never trips the stall limit: ImageFetchTimeout ends the
+// prolog's fetch, and the job fails the way it does for a missing image (its tasks get the
+// error), with nothing left in the cache.
+TEST_F(NodeSide, AnImageNotCachedWithinImageFetchTimeoutFailsTheJobAndLeavesNothing) {
+  const std::string big = store_.put("big", Bytes(2 << 20, 3));  // about 100 s at 20 KiB/s
+  HttpStore server(store_.dir(), tmp_.path() + "/served.log");
+  ASSERT_NE(server.port(), 0) << "the test HTTP server did not start";
+  config_ = testing::must_parse(
+      std::string(testing::kFamiliesOnlyConf) + "ImageStore=" + server.url("trickle") +
+      "\nImageCacheDir=" + tmp_.path() + "/%n/images\nImageFetchTimeout=2\n");
+  const auto start = std::chrono::steady_clock::now();
+  const Prepared p = Prolog(Job(50, "big"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30))
+      << "the prolog waited on the store past its limit";
+  EXPECT_NE(p.error.find("image big: fetching " + server.url("trickle") + "/big failed: "),
+            std::string::npos)
+      << p.error;
+  EXPECT_TRUE(p.error.ends_with("; not cached within ImageFetchTimeout (2 s)")) << p.error;
+  EXPECT_EQ(p.image_path, "");
+  EXPECT_TRUE(Logged("prolog: job 50: image big: fetching "));
+  EXPECT_TRUE(Logged("; not cached within ImageFetchTimeout (2 s)"));
+  EXPECT_EQ(List(Root() + "/images/sha256"), std::vector<std::string>{}) << "a partial image";
+  EXPECT_EQ(Holders(big), std::vector<std::string>{});
+}
+
+// Under the warm lock the sweep only moves an expired directory into the trash; unpinning its
+// image (which waits while another job fetches that image) and removing its files (a user's
+// million files) come after the lock, so they hold up no other prolog or epilog of the node.
+TEST_F(NodeSide, TheSweepWaitsForNothingUnderTheWarmLock) {
+  Prolog(Job(40, "img", "warm-40", 300));
+  WriteFile(Warm("warm-40") + "/data", "x");
+  Epilog(Job(40, "img", "warm-40", 300));
+  ASSERT_EQ(Holders(digest_), std::vector<std::string>{"warm-40"});
+  // Another job fetching the image holds its lock.
+  Result<imagecache::fs::FileLock> taken =
+      imagecache::fs::FileLock::acquire(Root() + "/images/locks/" + digest_ + ".lock", 10'000);
+  ASSERT_TRUE(taken) << taken.error().to_string();
+  std::optional<imagecache::fs::FileLock> image_lock(std::move(taken).value());
+  std::thread epilog([&] { Epilog(Job(41), kNow + 300); });
+  // While that epilog waits for the image's lock: the directory has left warm/, its files are
+  // still in the trash (not removed yet) and the warm lock is free.
+  const bool lock_free_meanwhile = PollFor(std::chrono::seconds(20), [&] {
+    return !Exists(Warm("warm-40")) && TrashHolds("data") && WarmLockFree();
+  });
+  image_lock.reset();
+  epilog.join();
+  EXPECT_TRUE(lock_free_meanwhile)
+      << "the warm lock was held while removing the directory or waiting for the image's lock";
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+  EXPECT_TRUE(Logged("warm directory warm-40 expired: removed, image unpinned"));
+  EXPECT_EQ(List(Trash()), std::vector<std::string>{});
+  EXPECT_FALSE(Exists(Warm("warm-40") + ".state"));
+}
+
+TEST_F(NodeSide, WhatAKilledHookLeftInTheTrashIsRemovedByTheNextOne) {
+  Prolog(Job(42));
+  fs::create_directories(Trash() + "/warm-7.999.1.0/sub");
+  WriteFile(Trash() + "/warm-7.999.1.0/sub/file", "x");
+  Epilog(Job(42));
+  EXPECT_EQ(List(Trash()), std::vector<std::string>{});
 }
 
 TEST(SplitWarmNames, KeepsOnlyWarmDirectoryNames) {
