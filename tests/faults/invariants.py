@@ -473,6 +473,11 @@ class Checker:
                         continue
                     if not stat.S_ISDIR(st.st_mode):
                         continue
+                    if d.name == ".trash":  # the sweep's, root's: what it holds no user reaches
+                        if st.st_mode & 0o077 or st.st_uid != 0:
+                            self.violate(f"warm: {d} mode {stat.S_IMODE(st.st_mode):o} owner "
+                                         f"{st.st_uid}: not root's alone")
+                        continue
                     if st.st_mode & 0o077 or st.st_uid == 0:
                         self.violate(f"warm: {d} mode {stat.S_IMODE(st.st_mode):o} owner "
                                      f"{st.st_uid}: others may reach it")
