@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <system_error>
+#include <utility>
 
 namespace shareq {
 namespace {
@@ -74,6 +75,32 @@ std::variant<int, std::string> open_regular_file(const std::string& path, HeldPi
     return cannot_read(error_number);
   }
   return fd;
+}
+
+std::variant<std::string, ReadFailure> read_regular_file(const std::string& path,
+                                                         size_t max_bytes) {
+  std::variant<int, std::string> opened = open_regular_file(path);
+  if (auto* why = std::get_if<std::string>(&opened)) return ReadFailure{std::move(*why)};
+  const int fd = std::get<int>(opened);
+  std::string text;
+  char buffer[8192];
+  while (true) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error_number = errno;
+      ::close(fd);
+      return ReadFailure{std::generic_category().message(error_number)};
+    }
+    if (got == 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+    if (max_bytes > 0 && text.size() > max_bytes) {
+      ::close(fd);
+      return ReadFailure{"", true};
+    }
+  }
+  ::close(fd);
+  return text;
 }
 
 }  // namespace shareq

@@ -3,6 +3,7 @@
 // without a writer, or a device, would make the reader wait forever or read without end.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <variant>
 
@@ -24,5 +25,16 @@ enum class HeldPipes {
 // fstat before any read.
 std::variant<int, std::string> open_regular_file(const std::string& path,
                                                  HeldPipes pipes = HeldPipes::Refuse);
+
+// Why read_regular_file gave no text: open_regular_file's words or the OS's for a failed read,
+// or (too_large) only that the file has more than max_bytes.
+struct ReadFailure {
+  std::string why;
+  bool too_large = false;
+};
+
+// The whole of the regular file `path` (open_regular_file, HeldPipes::Refuse), read to its end;
+// more than `max_bytes` (0: no bound) is a failure, the rest unread.
+std::variant<std::string, ReadFailure> read_regular_file(const std::string& path, size_t max_bytes);
 
 }  // namespace shareq

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <variant>
 
 #include "regular_file.hpp"
@@ -46,21 +47,9 @@ std::optional<std::string> write_file_atomically(const std::string& path, const 
 
 std::optional<std::string> read_state_file(const std::string& path) {
   // Read on first use under slurmctld's and shareq's locks: a FIFO there must not block.
-  std::variant<int, std::string> opened = open_regular_file(path);
-  const int* fd = std::get_if<int>(&opened);
-  if (fd == nullptr) return std::nullopt;
-  std::string text;
-  char buf[8192];
-  while (true) {
-    const ssize_t n = ::read(*fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(*fd);
-      if (n < 0) return std::nullopt;
-      return text;
-    }
-    text.append(buf, static_cast<size_t>(n));
-  }
+  auto text = read_regular_file(path, 0);
+  if (auto* whole = std::get_if<std::string>(&text)) return std::move(*whole);
+  return std::nullopt;
 }
 
 }  // namespace shareq::ctld

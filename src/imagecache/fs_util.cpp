@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <variant>
 
 #include "regular_file.hpp"
@@ -132,23 +133,13 @@ int write_all(int fd, const char* data, size_t size) {
 Result<std::string> read_small_file(const std::string& path, size_t max_bytes) {
   // A FIFO or a device would make the reader wait forever (slurmctld's image-store thread, which
   // job_submit's fini joins under slurmctld's locks) or read without end: refused unread.
-  std::variant<int, std::string> opened = open_regular_file(path);
-  if (const auto* why = std::get_if<std::string>(&opened)) {
-    return Error{"image", path + ": " + *why};
+  auto text = read_regular_file(path, max_bytes);
+  if (auto* whole = std::get_if<std::string>(&text)) return std::move(*whole);
+  const ReadFailure& failure = std::get<ReadFailure>(text);
+  if (failure.too_large) {
+    return Error{"image", path + " is larger than " + std::to_string(max_bytes) + " bytes"};
   }
-  UniqueFd fd(std::get<int>(opened));
-  std::string out;
-  char buf[4096];
-  while (true) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{"image", path + ": " + errno_text(errno)};
-    if (n == 0) return out;
-    out.append(buf, static_cast<size_t>(n));
-    if (out.size() > max_bytes) {
-      return Error{"image", path + " is larger than " + std::to_string(max_bytes) + " bytes"};
-    }
-  }
+  return Error{"image", path + ": " + failure.why};
 }
 
 }  // namespace shareq::imagecache::fs
