@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -82,20 +81,9 @@ constexpr auto kWarmLockWait = std::chrono::seconds(60);
 // The flock on ROOT/warm/.lock that guards the state files and the warm directories' names;
 // released with the FileLock. Errors: the lock file cannot be opened, the wait ran out.
 Result<imagecache::fs::FileLock> lock_warm(const std::string& warm) {
-  const std::string path = warm + "/.lock";
-  const auto deadline = std::chrono::steady_clock::now() + kWarmLockWait;
-  auto pause = std::chrono::milliseconds(1);
-  while (true) {
-    Result<imagecache::fs::FileLock> lock = imagecache::fs::FileLock::try_acquire(path);
-    if (!lock || lock.value().held()) return lock;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      return Error{"warm directory",
-                   "cannot lock " + path + " within " + std::to_string(kWarmLockWait.count()) +
-                       " s: another prolog or epilog of this node holds it (stuck?)"};
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(50));
-  }
+  return imagecache::fs::FileLock::acquire(
+      warm + "/.lock", std::chrono::milliseconds(kWarmLockWait).count(),
+      "another prolog or epilog of this node holds it; stuck?");
 }
 
 // NAME.state (warm/node_files.hpp); nullopt when missing or unreadable.

@@ -53,7 +53,8 @@ Result<UniqueFd> open_lock_file(const std::string& path) {
 
 }  // namespace
 
-Result<FileLock> FileLock::acquire(const std::string& path, int64_t timeout_ms) {
+Result<FileLock> FileLock::acquire(const std::string& path, int64_t timeout_ms,
+                                   std::string_view holder) {
   Result<UniqueFd> fd = open_lock_file(path);
   if (!fd) return fd.error();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -64,7 +65,7 @@ Result<FileLock> FileLock::acquire(const std::string& path, int64_t timeout_ms) 
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       return Error{"image", "timed out after " + std::to_string(timeout_ms) +
-                                " ms waiting for lock " + path + " (another fetch is running)"};
+                                " ms waiting for lock " + path + " (" + std::string(holder) + ")"};
     }
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(50));

@@ -37,8 +37,10 @@ class UniqueFd {
 // this object goes away (or its process dies, which is what makes a crashed fetch harmless).
 class FileLock {
  public:
-  // Waits at most timeout_ms (polling, never a signal). Errors: cannot open the file, timeout.
-  static Result<FileLock> acquire(const std::string& path, int64_t timeout_ms);
+  // Waits at most timeout_ms (polling, never a signal). Errors: cannot open the file, timeout
+  // ("... waiting for lock PATH (HOLDER)", `holder` saying who would hold it).
+  static Result<FileLock> acquire(const std::string& path, int64_t timeout_ms,
+                                  std::string_view holder = "another fetch is running");
   // Takes it only if free now; an empty lock (held() false) when another holder has it.
   static Result<FileLock> try_acquire(const std::string& path);
   [[nodiscard]] bool held() const { return fd_.valid(); }
