@@ -9,14 +9,10 @@
 // family's Capacity= gave one, duplicates), so that one error hides no other and causes none.
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <set>
 #include <optional>
-#include <system_error>
-
-#include <unistd.h>
 
 #include "config.hpp"
 #include "config_settings.hpp"
@@ -579,35 +575,15 @@ namespace {
 
 // Reads `fd` to its end, at most kMaxConfigFileBytes, and closes it; `label` names it in errors.
 std::variant<std::string, ConfigError> read_limited(int fd, const std::string& label) {
-  std::string text;
-  int failure = 0;
-  bool too_large = false;
-  char buffer[65536];
-  while (!too_large) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) {
-      continue;
-    }
-    if (got < 0) {
-      failure = errno;
-      break;
-    }
-    if (got == 0) {
-      break;
-    }
-    text.append(buffer, static_cast<size_t>(got));
-    too_large = text.size() > kMaxConfigFileBytes;
-  }
-  ::close(fd);
-  if (too_large) {
+  auto read = read_to_end_and_close(fd, kMaxConfigFileBytes);
+  if (auto* text = std::get_if<std::string>(&read)) return std::move(*text);
+  const ReadFailure& failure = std::get<ReadFailure>(read);
+  if (failure.too_large) {
     return ConfigError{label, 0, "",
                        "larger than " + std::to_string(kMaxConfigFileBytes >> 20) +
                            " MiB; allowed: a file of at most that size"};
   }
-  if (failure != 0) {
-    return ConfigError{label, 0, "", "cannot read: " + std::generic_category().message(failure)};
-  }
-  return text;
+  return ConfigError{label, 0, "", "cannot read: " + failure.why};
 }
 
 }  // namespace

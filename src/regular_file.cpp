@@ -77,13 +77,9 @@ std::variant<int, std::string> open_regular_file(const std::string& path, HeldPi
   return fd;
 }
 
-std::variant<std::string, ReadFailure> read_regular_file(const std::string& path,
-                                                         size_t max_bytes) {
-  std::variant<int, std::string> opened = open_regular_file(path);
-  if (auto* why = std::get_if<std::string>(&opened)) return ReadFailure{std::move(*why)};
-  const int fd = std::get<int>(opened);
+std::variant<std::string, ReadFailure> read_to_end_and_close(int fd, size_t max_bytes) {
   std::string text;
-  char buffer[8192];
+  char buffer[65536];
   while (true) {
     const ssize_t got = ::read(fd, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
@@ -101,6 +97,13 @@ std::variant<std::string, ReadFailure> read_regular_file(const std::string& path
   }
   ::close(fd);
   return text;
+}
+
+std::variant<std::string, ReadFailure> read_regular_file(const std::string& path,
+                                                         size_t max_bytes) {
+  std::variant<int, std::string> opened = open_regular_file(path);
+  if (auto* why = std::get_if<std::string>(&opened)) return ReadFailure{std::move(*why)};
+  return read_to_end_and_close(std::get<int>(opened), max_bytes);
 }
 
 }  // namespace shareq

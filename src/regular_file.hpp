@@ -33,6 +33,11 @@ struct ReadFailure {
   bool too_large = false;
 };
 
+// Everything `fd` gives until its end, read with retries of a read a signal interrupted; more than
+// `max_bytes` (0: no bound) is a failure, the rest unread. `fd` is closed in every case. A failed
+// read's `why` is the OS's words alone ("Input/output error").
+std::variant<std::string, ReadFailure> read_to_end_and_close(int fd, size_t max_bytes);
+
 // The whole of the regular file `path` (open_regular_file, HeldPipes::Refuse), read to its end;
 // more than `max_bytes` (0: no bound) is a failure, the rest unread.
 std::variant<std::string, ReadFailure> read_regular_file(const std::string& path, size_t max_bytes);

@@ -1,12 +1,5 @@
 #include "sim/input_error.hpp"
 
-#include <array>
-#include <cerrno>
-#include <cstdio>
-#include <system_error>
-
-#include <unistd.h>
-
 #include "regular_file.hpp"
 #include "text.hpp"
 
@@ -14,10 +7,6 @@ namespace shareq::sim {
 namespace {
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-InputError cannot_read(const std::string& path, int error_number) {
-  return {path, 0, "", "cannot read: " + std::generic_category().message(error_number)};
-}
 
 }  // namespace
 
@@ -68,29 +57,15 @@ std::variant<std::string, InputError> read_input_file(const std::string& path,
   if (auto* problem = std::get_if<std::string>(&opened)) {
     return InputError{path, 0, "", std::move(*problem)};
   }
-  std::FILE* stream = ::fdopen(std::get<int>(opened), "rb");
-  if (stream == nullptr) {
-    const int error_number = errno;
-    ::close(std::get<int>(opened));
-    return cannot_read(path, error_number);
-  }
-  std::string text;
-  std::array<char, 65536> block{};
-  size_t got = 0;
-  bool too_large = false;
-  while (!too_large && (got = std::fread(block.data(), 1, block.size(), stream)) > 0) {
-    too_large = got > kind.max_bytes - text.size();
-    if (!too_large) text.append(block.data(), got);
-  }
-  const int failure = !too_large && std::ferror(stream) != 0 ? (errno != 0 ? errno : EIO) : 0;
-  std::fclose(stream);
-  if (too_large) {
+  auto read = read_to_end_and_close(std::get<int>(opened), kind.max_bytes);
+  if (auto* text = std::get_if<std::string>(&read)) return std::move(*text);
+  const ReadFailure& failure = std::get<ReadFailure>(read);
+  if (failure.too_large) {
     return InputError{path, 0, "",
                       "larger than " + std::to_string(kind.max_bytes >> 20) +
                           " MiB (the limit for a " + std::string(kind.name) + ")"};
   }
-  if (failure != 0) return cannot_read(path, failure);
-  return text;
+  return InputError{path, 0, "", "cannot read: " + failure.why};
 }
 
 }  // namespace shareq::sim
