@@ -20,6 +20,7 @@
 #include "metrics/image_cache_metrics.hpp"
 #include "node_paths.hpp"
 #include "flags.hpp"
+#include "text.hpp"
 #include "warm/digest_file.hpp"
 #include "warm/node_files.hpp"
 #include "warm/pool.hpp"
@@ -64,6 +65,11 @@ bool write_atomic(const std::string& path, const std::string& text) {
   return true;
 }
 
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
 std::optional<std::string> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -72,18 +78,13 @@ std::optional<std::string> read_file(const std::string& path) {
   return text.str();
 }
 
-// How long a hook waits for ROOT/warm/.lock. Its holders only read and write state files and
-// rename directories (never remove a tree nor wait for an image's lock), which takes well under
-// a second: a wait this long means a holder is stuck, and the hook goes on without the lock
-// rather than queue every later prolog and epilog of the node behind it.
-constexpr auto kWarmLockWait = std::chrono::seconds(60);
-
-// The flock on ROOT/warm/.lock that guards the state files and the warm directories' names;
-// released with the FileLock. Errors: the lock file cannot be opened, the wait ran out.
-Result<imagecache::fs::FileLock> lock_warm(const std::string& warm) {
+// The flock on ROOT/warm/.lock that guards the state files, the warm directories' names and
+// the outcomes in ROOT/jobs; released with the FileLock. Errors: the lock file cannot be opened,
+// the wait (kWarmLockWait unless a test says otherwise) ran out.
+Result<imagecache::fs::FileLock> lock_warm(const std::string& warm,
+                                           std::chrono::milliseconds wait) {
   return imagecache::fs::FileLock::acquire(
-      warm + "/.lock", std::chrono::milliseconds(kWarmLockWait).count(),
-      "another prolog or epilog of this node holds it; stuck?");
+      warm + "/.lock", wait.count(), "another prolog or epilog of this node holds it; stuck?");
 }
 
 // NAME.state (warm/node_files.hpp); nullopt when missing or unreadable.
@@ -143,18 +144,45 @@ Result<std::string> move_to_trash(const NodePaths& p, const std::string& name, i
                                      std::strerror(errno) + "; left in place"};
 }
 
+// Why the sweep took a warm directory.
+enum class SweepCause {
+  Expired,     // its deadline passed
+  EndedEarly,  // slurmctld ended its pool (SHAREQ_WARM_ENDED)
+  Orphaned,    // "inuse" by a job whose end was never recorded on this node
+};
+
 // A warm directory the sweep ended: out of the way under the lock; removed, its image unpinned,
 // after the lock (the work whose length the directory's user or another job's fetch decides).
 struct Swept {
   std::string name;
-  bool ended_early = false;
+  SweepCause cause = SweepCause::Expired;
+  int64_t job = 0;            // Orphaned: the job it was left in use by
   Result<std::string> trash;  // where it went ("" nowhere: there was none), or why it stayed
   std::string digest;         // its image, to unpin; "" when none
 };
 
-// Takes out of use the warm directories whose deadline passed, and those of pools slurmctld
-// ended early (`ended`) that no job uses: moves each into the trash and removes its state file.
-// Lock held.
+// Whether the sweep takes the warm directory whose state is `state` (nullopt: none, or one that
+// cannot be read), and why. A directory "inuse" stays while its job has an outcome on the node:
+// the prolog writes that under the warm lock, and the epilog removes it only after it wrote the
+// state "until" under the lock, so without one the job's end was never recorded (its epilog gave
+// up on the lock, or the node rebooted and its outcomes were forgotten).
+std::optional<SweepCause> sweep_cause(const NodePaths& p,
+                                      const std::optional<warm::WarmDirState>& state, bool ended,
+                                      int64_t now) {
+  if (!state) return SweepCause::Expired;
+  if (state->kind == "inuse") {
+    const bool recorded = state->value > 0 && state->value <= UINT32_MAX &&
+                          exists(prepared_file(p, static_cast<uint32_t>(state->value)));
+    return recorded ? std::nullopt : std::optional(SweepCause::Orphaned);
+  }
+  if (state->kind != "until") return SweepCause::Expired;
+  if (ended) return SweepCause::EndedEarly;
+  return state->value <= now ? std::optional(SweepCause::Expired) : std::nullopt;
+}
+
+// Takes out of use the warm directories whose deadline passed, those of pools slurmctld ended
+// early (`ended`) that no job uses, and those left in use by a job whose end was never recorded
+// (sweep_cause): moves each into the trash and removes its state file. Lock held.
 std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
                                 const std::vector<std::string>& ended, int64_t now, Log log) {
   std::vector<Swept> swept;
@@ -175,13 +203,14 @@ std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
     const std::string state_path = p.warm + "/" + name + ".state";
     const auto state = read_state(state_path);
     const bool ended_early = std::find(ended.begin(), ended.end(), name) != ended.end();
-    if (state && (state->kind != "until" || (state->value > now && !ended_early))) continue;
+    const std::optional<SweepCause> cause = sweep_cause(p, state, ended_early, now);
+    if (!cause) continue;
     if (!trash_ok) trash_ok = ensure_trash(p, log);
     if (!trash_ok) return swept;  // logged; the next hook tries again
     // The pool is over either way: what could not be moved is left for an admin, named in the
     // log, rather than retried by every later prolog.
-    swept.push_back(
-        {name, ended_early, move_to_trash(p, name, now), state ? state->digest : std::string()});
+    swept.push_back({name, *cause, *cause == SweepCause::Orphaned ? state->value : 0,
+                     move_to_trash(p, name, now), state ? state->digest : std::string()});
     ::unlink(state_path.c_str());
   }
   return swept;
@@ -214,8 +243,23 @@ void empty_trash(const NodePaths& p, Log log) {
   }
 }
 
-// After the lock: unpins, then removes what the sweep moved into the trash (logging each) and
-// anything else there.
+// " expired: ", ...: what the sweep's log line says of why it took `s`.
+std::string sweep_reason(const Swept& s) {
+  switch (s.cause) {
+    case SweepCause::EndedEarly:
+      return " ended early in slurmctld: ";
+    case SweepCause::Orphaned:
+      return " left in use by job " + std::to_string(s.job) +
+             ", which no longer runs on this node (its end was never recorded): ";
+    case SweepCause::Expired:
+      break;
+  }
+  return " expired: ";
+}
+
+// After the lock: every unpin first (they are what the race described at AfterLock is about, so
+// they come as soon after the lock as can be), then removes what the sweep moved into the trash
+// (logging each) and anything else there.
 void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock& after,
                        std::optional<imagecache::ImageCache>& cache, Log log) {
   auto unpin = [&](const std::string& digest, const std::string& holder) -> std::string {
@@ -225,8 +269,12 @@ void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock
     return unpinned ? std::string() : unpinned.error().message;
   };
   for (const auto& [digest, holder] : after.unpins) (void)unpin(digest, holder);
+  std::vector<std::string> unpin_errors;
   for (const Swept& s : after.swept) {
-    const std::string unpin_error = s.digest.empty() ? "" : unpin(s.digest, s.name);
+    unpin_errors.push_back(s.digest.empty() ? "" : unpin(s.digest, s.name));
+  }
+  for (size_t i = 0; i < after.swept.size(); ++i) {
+    const Swept& s = after.swept[i];
     Result<bool> removed = true;
     if (!s.trash) {
       removed = s.trash.error();
@@ -234,11 +282,11 @@ void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock
       removed = remove_tree(s.trash.value());
     }
     std::string line =
-        "warm directory " + s.name +
-        (s.ended_early ? " ended early in slurmctld: " : " expired: ") +
+        "warm directory " + s.name + sweep_reason(s) +
         (removed ? "removed" : "not removed completely (" + removed.error().to_string() + ")");
     if (!s.digest.empty()) {
-      line += unpin_error.empty() ? ", image unpinned" : ", image not unpinned: " + unpin_error;
+      line +=
+          unpin_errors[i].empty() ? ", image unpinned" : ", image not unpinned: " + unpin_errors[i];
     }
     log(line);
   }
@@ -289,13 +337,103 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The prolog's outcome in the file `path` (ROOT/jobs/ID); nullopt when there is none.
+std::optional<Prepared> read_outcome(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return std::nullopt;
+  return warm::parse_prepared(*text);
+}
+
+// This boot of the node (the kernel draws a new id at each boot); "" when it cannot be read, and
+// then no hook forgets anything.
+std::string this_boot() {
+  std::string boot = read_file("/proc/sys/kernel/random/boot_id").value_or("");
+  while (!boot.empty() && (boot.back() == '\n' || boot.back() == ' ')) boot.pop_back();
+  return boot;
+}
+
+// ROOT/jobs/.boot: the boot the outcomes in ROOT/jobs belong to.
+std::string boot_mark(const NodePaths& p) { return p.jobs + "/.boot"; }
+
+bool marked_for(const NodePaths& p, const std::string& boot) {
+  return read_file(boot_mark(p)) == boot + "\n";
+}
+
+// The jobs with an outcome in ROOT/jobs (entries named by a job id).
+std::vector<uint32_t> jobs_with_outcomes(const NodePaths& p) {
+  std::vector<uint32_t> ids;
+  DIR* dir = ::opendir(p.jobs.c_str());
+  if (dir == nullptr) return ids;
+  while (const dirent* e = ::readdir(dir)) {
+    const text::Number id = text::parse_decimal(e->d_name, UINT32_MAX);
+    if (id.status == text::NumberStatus::Ok && id.value > 0) {
+      ids.push_back(static_cast<uint32_t>(id.value));
+    }
+  }
+  ::closedir(dir);
+  return ids;
+}
+
+// After a reboot no epilog comes for the jobs the node was running: their outcomes in ROOT/jobs,
+// and their "job-ID" image pins, would stay for good (images no eviction can take), and so would
+// their warm directories "inuse". The first hook of a boot that finds a mark of another boot
+// removes those outcomes and unpins those pins (the sweep then takes the warm directories:
+// sweep_cause), and marks the outcomes as this boot's. All of it under the warm lock, and before
+// the hook pins anything, so that a hook beside it waits until it is done: a job requeued onto
+// the node under the same id keeps the pin its new prolog takes. No mark at all (shareq before
+// the mark, or the node's first job): nothing is forgotten. A mark that cannot be written is
+// removed, so that a stale one never makes a later hook forget this boot's jobs.
+void forget_jobs_of_an_earlier_boot(const Config& config, const NodePaths& p,
+                                    std::optional<imagecache::ImageCache>& cache,
+                                    std::chrono::milliseconds wait, const std::string& phase,
+                                    Log log) {
+  const std::string boot = this_boot();
+  if (boot.empty() || marked_for(p, boot)) return;  // every hook but a boot's first
+  Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, wait);
+  if (!lock) {
+    log(phase + ": jobs of an earlier boot not looked for: " + lock.error().message);
+    return;
+  }
+  if (marked_for(p, boot)) return;  // a hook beside this one was first
+  if (exists(boot_mark(p))) {
+    const std::vector<uint32_t> ids = jobs_with_outcomes(p);
+    for (const uint32_t id : ids) {
+      const std::string outcome = prepared_file(p, id);
+      const std::string digest = read_outcome(outcome).value_or(Prepared{}).digest;
+      ::unlink(outcome.c_str());
+      if (!warm::is_sha256_hex(digest, false)) continue;
+      std::string why;
+      if (!cache) cache = open_cache(config, p, &why);
+      if (!cache) {
+        std::string line = phase + ": job " + std::to_string(id);
+        line.append(" of an earlier boot: image ").append(digest);
+        line.append(" not unpinned: the node's image cache cannot be used: ").append(why);
+        log(line);
+        continue;
+      }
+      (void)cache->unpin(digest, "job-" + std::to_string(id));
+    }
+    if (!ids.empty()) {
+      log(phase + ": the node rebooted: forgot " + std::to_string(ids.size()) +
+          " job(s) that ended with the earlier boot (their image pins released, their warm "
+          "directories go at the next sweep)");
+    }
+  }
+  if (!write_atomic(boot_mark(p), boot + "\n")) {
+    log(phase + ": cannot write " + boot_mark(p) + ": " + std::strerror(errno));
+    ::unlink(boot_mark(p).c_str());
+  }
+}
+
 }  // namespace
 
-void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log) {
+void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
+                std::chrono::milliseconds warm_lock_wait) {
   const NodePaths p = node_paths(config, job.node);
   if (!ensure_root_dir(p.jobs, log) || !ensure_root_dir(p.warm, log)) return;
-  Prepared out;
   std::optional<imagecache::ImageCache> cache;
+  forget_jobs_of_an_earlier_boot(config, p, cache, warm_lock_wait, "prolog", log);
+  Prepared out;
   std::optional<metrics::ImageRequest> request;  // what the job's image request ended in
   if (!job.image.empty()) {
     Result<ImageRef> ref = parse_image_ref(job.image);
@@ -334,23 +472,28 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
     }
   }
   AfterLock after;
-  if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm); !lock) {
-    // Without the lock a warm directory can be neither handed out nor swept.
-    log("prolog: job " + std::to_string(job.job_id) + ": " + lock.error().message);
-    if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
-      out.error = "warm directory " + job.warm_name + ": " + lock.error().message;
+  {
+    Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait);
+    if (!lock) {
+      // Without the lock a warm directory can be neither handed out nor swept.
+      log("prolog: job " + std::to_string(job.job_id) + ": " + lock.error().message);
+      if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
+        out.error = "warm directory " + job.warm_name + ": " + lock.error().message;
+      }
+    } else {
+      if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
+        out.error = open_warm_dir(p, job, out.digest);
+        if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
+      }
+      after.swept = sweep_locked(p, job.warm_name, job.warm_ended, now, log);
     }
-  } else {
-    if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
-      out.error = open_warm_dir(p, job, out.digest);
-      if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
+    // Under the lock, with the warm directory's state "inuse": no sweep sees the one without the
+    // other (sweep_cause).
+    const std::string outcome = prepared_file(p, job.job_id);
+    if (!write_atomic(outcome, warm::format_prepared(out))) {
+      log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + outcome + ": " +
+          std::strerror(errno));
     }
-    after.swept = sweep_locked(p, job.warm_name, job.warm_ended, now, log);
-  }
-  const std::string outcome = prepared_file(p, job.job_id);
-  if (!write_atomic(outcome, warm::format_prepared(out))) {
-    log("prolog: job " + std::to_string(job.job_id) + ": cannot write " + outcome + ": " +
-        std::strerror(errno));
   }
   finish_after_lock(config, p, after, cache, log);
   export_metrics(config, p, cache, request, "prolog", log);
@@ -358,10 +501,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log)
 
 std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
                                       uint32_t job_id) {
-  const NodePaths p = node_paths(config, node);
-  auto text = read_file(prepared_file(p, job_id));
-  if (!text) return std::nullopt;
-  return warm::parse_prepared(*text);
+  return read_outcome(prepared_file(node_paths(config, node), job_id));
 }
 
 // The epilog's part under the warm lock for a job that used a warm directory: writes its state
@@ -384,15 +524,18 @@ void release_warm_dir(const NodePaths& p, const JobFacts& job, const std::string
   }
 }
 
-void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log) {
+void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
+                std::chrono::milliseconds warm_lock_wait) {
   const NodePaths p = node_paths(config, job.node);
-  const auto prepared = read_prepared(config, job.node, job.job_id);
+  if (!exists(p.warm)) return;  // no prolog made the layout: nothing of shareq's on this node
   std::optional<imagecache::ImageCache> cache;
+  forget_jobs_of_an_earlier_boot(config, p, cache, warm_lock_wait, "epilog", log);
+  const auto prepared = read_outcome(prepared_file(p, job.job_id));
   const std::string digest = prepared ? prepared->digest : "";
   const bool warm_dir =
       warm::is_node_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty();
   if (warm::is_sha256_hex(digest, false)) {
-    cache = open_cache(config, p, nullptr);
+    if (!cache) cache = open_cache(config, p, nullptr);
     // Pinning and unpinning wait for the image's lock (a fetch of it holds that for minutes), so
     // neither happens under the warm lock. The pool's pin comes first: the image is never
     // unpinned in between.
@@ -400,9 +543,11 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log)
     if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
   }
   AfterLock after;
-  if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm); !lock) {
+  if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait); !lock) {
     log("epilog: job " + std::to_string(job.job_id) + ": " + lock.error().message +
-        (warm_dir ? "; warm directory " + job.warm_name + " still marked in use" : ""));
+        (warm_dir ? "; warm directory " + job.warm_name +
+                        " still marked in use: the next hook's sweep takes it"
+                  : ""));
   } else {
     if (warm_dir) release_warm_dir(p, job, digest, now, after, log);
     after.swept = sweep_locked(p, "", job.warm_ended, now, log);

@@ -12,11 +12,19 @@
 //   task_prepare (slurm_spank_task_init_privileged, each task of each step): reads JOBS/ID and
 //     gives the task SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or the error that fails it.
 //   job_epilog (slurm_spank_job_epilog): unpins "job-ID"; when the job kept its nodes warm,
-//     pins the image for the warm directory ("warm-ORIGIN") and writes its deadline; sweeps.
+//     pins the image for the warm directory ("warm-ORIGIN") and writes its deadline; sweeps;
+//     removes JOBS/ID.
+//   Both first check that the outcomes in JOBS belong to this boot of the node (JOBS/.boot):
+//     after a reboot no epilog ends the jobs that were running, so the first hook forgets their
+//     outcomes and unpins their "job-ID" pins, and the sweep takes their warm directories.
 //
 // Layout beside ImageCacheDir (ROOT = its parent directory; "%n" in ImageCacheDir is the node
 // name, so that several slurmd on one host keep separate caches):
-//   ROOT/jobs/ID            the prolog's outcome for job ID (root, 0600)
+//   ROOT/jobs/ID            the prolog's outcome for job ID (root, 0600), written under the warm
+//                           lock: a warm directory "inuse" by a job without one is a job whose
+//                           end was never recorded (its epilog gave up on the lock, or the node
+//                           rebooted), and the sweep takes it
+//   ROOT/jobs/.boot         the boot id (/proc/sys/kernel/random/boot_id) of the outcomes above
 //   ROOT/warm/NAME/         a warm directory (the job's user, 0700); NAME = "warm-ORIGIN",
 //                           ORIGIN being the job that made the pool (slurmctld names it)
 //   ROOT/warm/NAME.state    "inuse JOB DIGEST" while a job uses it, "until EPOCH DIGEST" after
@@ -29,6 +37,7 @@
 // (the texts of NAME.state, JOBS/ID and SHAREQ_WARM_ENDED are in the core: warm/node_files.hpp)
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -67,10 +76,19 @@ using Prepared = warm::PreparedJob;
 // "warm-1,warm-2" -> {"warm-1", "warm-2"}; anything that is not a warm directory name is dropped.
 using warm::split_warm_names;
 
+// How long a hook waits for ROOT/warm/.lock. Its holders only read and write state files and
+// rename directories (never remove a tree nor wait for an image's lock, except the first hook
+// after a reboot), which takes well under a second: a wait this long means a holder is stuck,
+// and the hook goes on without the lock rather than queue every later prolog and epilog of the
+// node behind it.
+inline constexpr std::chrono::milliseconds kWarmLockWait = std::chrono::seconds(60);
+
 // The prolog. Logs through `log`; never throws.
-void job_prolog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log);
+void job_prolog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log,
+                std::chrono::milliseconds warm_lock_wait = kWarmLockWait);
 // The epilog.
-void job_epilog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log);
+void job_epilog(const Config& config, const JobFacts& job, int64_t now, const LogFn& log,
+                std::chrono::milliseconds warm_lock_wait = kWarmLockWait);
 // What the prolog left for this job on this node; nullopt when it left nothing.
 std::optional<Prepared> read_prepared(const Config& config, const std::string& node,
                                       uint32_t job_id);

@@ -369,6 +369,81 @@ TEST_F(NodeSide, TheSweepWaitsForNothingUnderTheWarmLock) {
   EXPECT_FALSE(Exists(Warm("warm-40") + ".state"));
 }
 
+// An epilog that could not take the warm lock (a hook stuck on it) cannot mark the warm
+// directory as ended; the outcome it removes was the only record that the job runs, so the next
+// hook's sweep takes the directory and the pool's pin rather than leave them for good.
+TEST_F(NodeSide, ADirectoryWhoseEpilogGaveUpOnTheWarmLockGoesAtTheNextSweep) {
+  Prolog(Job(70, "img", "warm-70", 300));
+  Prolog(Job(71, "", "warm-71", 300));  // runs on: its directory stays
+  {
+    Result<imagecache::fs::FileLock> stuck =
+        imagecache::fs::FileLock::acquire(Root() + "/warm/.lock", 10'000);
+    ASSERT_TRUE(stuck) << stuck.error().to_string();
+    job_epilog(config_, Job(70, "img", "warm-70", 300), kNow, log_, std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(Logged("epilog: job 70: "));
+  EXPECT_TRUE(
+      Logged("; warm directory warm-70 still marked in use: the next hook's sweep takes it"));
+  EXPECT_EQ(State("warm-70"), "inuse 70 " + digest_ + "\n");
+  EXPECT_FALSE(Exists(Root() + "/jobs/70"));
+
+  Prolog(Job(72), kNow + 1);
+  EXPECT_FALSE(Exists(Warm("warm-70")));
+  EXPECT_FALSE(Exists(Warm("warm-70") + ".state"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+  EXPECT_TRUE(
+      Logged("warm directory warm-70 left in use by job 70, which no longer runs on this "
+             "node (its end was never recorded): removed, image unpinned"));
+  EXPECT_EQ(State("warm-71"), "inuse 71 \n");
+}
+
+// This boot's id, as the node side reads it; "" where the kernel does not give one.
+std::string ThisBoot() {
+  std::string boot = ReadFile("/proc/sys/kernel/random/boot_id");
+  while (!boot.empty() && boot.back() == '\n') boot.pop_back();
+  return boot;
+}
+
+// A reboot ends every job on the node without an epilog. The first hook after it forgets their
+// outcomes and unpins their pins before it pins anything: a job requeued onto the node under
+// the same id keeps the pin its own prolog takes, and its warm directory.
+TEST_F(NodeSide, AfterARebootTheJobsItEndedLoseTheirOutcomesAndPins) {
+  if (ThisBoot().empty()) GTEST_SKIP() << "no /proc/sys/kernel/random/boot_id here";
+  Prolog(Job(60, "img", "warm-60", 300));
+  Prolog(Job(61, "img", "warm-61", 300));
+  ASSERT_EQ(ReadFile(Root() + "/jobs/.boot"), ThisBoot() + "\n");
+  WriteFile(Root() + "/jobs/.boot", "an-earlier-boot\n");  // the node rebooted
+
+  const Prepared requeued = Prolog(Job(61, "img", "warm-61", 300), kNow + 60);
+  EXPECT_EQ(requeued.error, "");
+  EXPECT_EQ(requeued.warm_dir, Warm("warm-61"));
+  EXPECT_TRUE(
+      Logged("prolog: the node rebooted: forgot 2 job(s) that ended with the earlier boot"));
+  EXPECT_FALSE(Exists(Root() + "/jobs/60"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-61"});
+  EXPECT_FALSE(Exists(Warm("warm-60")));
+  EXPECT_TRUE(
+      Logged("warm directory warm-60 left in use by job 60, which no longer runs on this "
+             "node (its end was never recorded): removed, image unpinned"));
+  EXPECT_EQ(State("warm-61"), "inuse 61 " + digest_ + "\n");
+  EXPECT_EQ(ReadFile(Root() + "/jobs/.boot"), ThisBoot() + "\n");
+}
+
+// A node whose outcomes carry no boot mark (shareq before the mark) forgets nothing: its jobs
+// may still be running.
+TEST_F(NodeSide, WithoutABootMarkNoOutcomeIsForgotten) {
+  if (ThisBoot().empty()) GTEST_SKIP() << "no /proc/sys/kernel/random/boot_id here";
+  Prolog(Job(62, "img", "warm-62", 300));
+  ASSERT_EQ(::unlink((Root() + "/jobs/.boot").c_str()), 0);
+
+  Epilog(Job(63));
+  EXPECT_TRUE(Exists(Root() + "/jobs/62"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-62"});
+  EXPECT_EQ(State("warm-62"), "inuse 62 " + digest_ + "\n");
+  EXPECT_FALSE(Logged("rebooted"));
+  EXPECT_EQ(ReadFile(Root() + "/jobs/.boot"), ThisBoot() + "\n");
+}
+
 TEST_F(NodeSide, WhatAKilledHookLeftInTheTrashIsRemovedByTheNextOne) {
   Prolog(Job(42));
   fs::create_directories(Trash() + "/warm-7.999.1.0/sub");
