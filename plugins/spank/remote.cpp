@@ -1,5 +1,6 @@
 #include "remote.hpp"
 
+#include <dlfcn.h>
 #include <slurm/slurm.h>
 #include <unistd.h>
 
@@ -139,9 +140,24 @@ std::string topology_xml_argument(int ac, char** av, const std::string& node) {
   return path;
 }
 
+// From Slurm 23.11 an RPC needs the auth and hash plugins loaded by the calling process (else
+// libslurm ends the process: "fatal: No hash plugins loaded. Was slurm_init() called ..."), and
+// slurmstepd does not load them in the mode that runs a SPANK job prolog. Calls the process's
+// own auth_g_init and hash_g_init, looked up at run time: the plugin is also loaded by sbatch and
+// srun, and 22.05 has neither (its RPCs load what they need). Both return at once when loaded.
+void load_rpc_plugins() {
+  using InitFn = int (*)();
+  for (const char* name : {"auth_g_init", "hash_g_init"}) {
+    if (auto init = reinterpret_cast<InitFn>(::dlsym(RTLD_DEFAULT, name)); init != nullptr) {
+      if (init() != SLURM_SUCCESS) log_error(std::string("prolog: hardware: ") + name + " failed");
+    }
+  }
+}
+
 // Drains `node` with `reason` through slurmctld (this runs as root in slurmd's job script
 // context); slurmctld keeps this reason over its own "Prolog error".
 void drain_node(const std::string& node, const std::string& reason) {
+  load_rpc_plugins();
   if (const int code = request_node_drain(node, reason); code != 0) {
     log_error("prolog: hardware: cannot drain " + node + ": " + slurm_strerror(code) +
               " (the failed prolog drains it with Slurm's reason)");

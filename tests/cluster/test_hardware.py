@@ -46,6 +46,7 @@ def node_missing_a_gpu(clean_queue):
     wait_until(f"{NODE} to be idle", lambda: "State=IDLE " in node_line(c, NODE), timeout=60)
 
 
+@pytest.mark.every_release
 def test_a_node_missing_a_gpu_is_drained_by_the_job_prolog(node_missing_a_gpu):
     c = node_missing_a_gpu
     mark = c.log_offset(f"slurmd-{NODE}")
@@ -86,6 +87,7 @@ def test_nodes_with_their_familys_hardware_run_jobs_and_check_healthy(clean_queu
         0, "shareq: hardware: ok: nothing to check (family p4: no Hardware=)\n"), out.stderr
 
 
+@pytest.mark.every_release
 def test_a_job_whose_prolog_check_fails_runs_in_the_fallback_family_at_once(node_missing_a_gpu,
                                                                              own_shareq_conf):
     """The check fails the prolog on the one free node of p5: the job is requeued (slurm.conf's
