@@ -376,18 +376,20 @@ std::vector<uint32_t> jobs_with_outcomes(const NodePaths& p) {
 
 // After a reboot no epilog comes for the jobs the node was running: their outcomes in ROOT/jobs,
 // and their "job-ID" image pins, would stay for good (images no eviction can take), and so would
-// their warm directories "inuse". The first hook of a boot that finds a mark of another boot
-// removes those outcomes and unpins those pins (the sweep then takes the warm directories:
-// sweep_cause), and marks the outcomes as this boot's. All of it under the warm lock, and before
-// the hook pins anything, so that a hook beside it waits until it is done: a job requeued onto
-// the node under the same id keeps the pin its new prolog takes. No mark at all (shareq before
-// the mark, or the node's first job): nothing is forgotten. A mark that cannot be written is
-// removed, so that a stale one never makes a later hook forget this boot's jobs.
+// their warm directories "inuse". The first hook of a boot (`boot`) that finds a mark of another
+// boot removes the outcomes of other boots and unpins their pins (the sweep then takes the warm
+// directories: sweep_cause), and marks the outcomes as this boot's. All of it under the warm
+// lock, and before the hook pins anything, so that a hook beside it waits until it is done: a job
+// requeued onto the node under the same id keeps the pin its new prolog takes. Each outcome
+// names its boot, so that one written in this boot before the mark (by a prolog that could not
+// take the lock for this) is kept. No mark at all (shareq before the mark): nothing is
+// forgotten. A mark that cannot be written is removed, so that a stale one never makes a later
+// hook look again.
 void forget_jobs_of_an_earlier_boot(const Config& config, const NodePaths& p,
+                                    const std::string& boot,
                                     std::optional<imagecache::ImageCache>& cache,
                                     std::chrono::milliseconds wait, const std::string& phase,
                                     Log log) {
-  const std::string boot = this_boot();
   if (boot.empty() || marked_for(p, boot)) return;  // every hook but a boot's first
   Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, wait);
   if (!lock) {
@@ -396,11 +398,14 @@ void forget_jobs_of_an_earlier_boot(const Config& config, const NodePaths& p,
   }
   if (marked_for(p, boot)) return;  // a hook beside this one was first
   if (exists(boot_mark(p))) {
-    const std::vector<uint32_t> ids = jobs_with_outcomes(p);
-    for (const uint32_t id : ids) {
+    size_t forgotten = 0;
+    for (const uint32_t id : jobs_with_outcomes(p)) {
       const std::string outcome = prepared_file(p, id);
-      const std::string digest = read_outcome(outcome).value_or(Prepared{}).digest;
+      const Prepared prepared = read_outcome(outcome).value_or(Prepared{});
+      if (prepared.boot == boot) continue;
       ::unlink(outcome.c_str());
+      ++forgotten;
+      const std::string& digest = prepared.digest;
       if (!warm::is_sha256_hex(digest, false)) continue;
       std::string why;
       if (!cache) cache = open_cache(config, p, &why);
@@ -413,8 +418,8 @@ void forget_jobs_of_an_earlier_boot(const Config& config, const NodePaths& p,
       }
       (void)cache->unpin(digest, "job-" + std::to_string(id));
     }
-    if (!ids.empty()) {
-      log(phase + ": the node rebooted: forgot " + std::to_string(ids.size()) +
+    if (forgotten > 0) {
+      log(phase + ": the node rebooted: forgot " + std::to_string(forgotten) +
           " job(s) that ended with the earlier boot (their image pins released, their warm "
           "directories go at the next sweep)");
     }
@@ -432,8 +437,10 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
   const NodePaths p = node_paths(config, job.node);
   if (!ensure_root_dir(p.jobs, log) || !ensure_root_dir(p.warm, log)) return;
   std::optional<imagecache::ImageCache> cache;
-  forget_jobs_of_an_earlier_boot(config, p, cache, warm_lock_wait, "prolog", log);
+  const std::string boot = this_boot();
+  forget_jobs_of_an_earlier_boot(config, p, boot, cache, warm_lock_wait, "prolog", log);
   Prepared out;
+  out.boot = boot;
   std::optional<metrics::ImageRequest> request;  // what the job's image request ended in
   if (!job.image.empty()) {
     Result<ImageRef> ref = parse_image_ref(job.image);
@@ -529,7 +536,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
   const NodePaths p = node_paths(config, job.node);
   if (!exists(p.warm)) return;  // no prolog made the layout: nothing of shareq's on this node
   std::optional<imagecache::ImageCache> cache;
-  forget_jobs_of_an_earlier_boot(config, p, cache, warm_lock_wait, "epilog", log);
+  forget_jobs_of_an_earlier_boot(config, p, this_boot(), cache, warm_lock_wait, "epilog", log);
   const auto prepared = read_outcome(prepared_file(p, job.job_id));
   const std::string digest = prepared ? prepared->digest : "";
   const bool warm_dir =

@@ -33,7 +33,8 @@ std::optional<WarmDirState> parse_warm_dir_state(std::string_view text) {
 
 std::string format_prepared(const PreparedJob& p) {
   return "image_path=" + one_line(p.image_path) + "\ndigest=" + one_line(p.digest) +
-         "\nwarm_dir=" + one_line(p.warm_dir) + "\nerror=" + one_line(p.error) + "\n";
+         "\nwarm_dir=" + one_line(p.warm_dir) + "\nerror=" + one_line(p.error) +
+         "\nboot=" + one_line(p.boot) + "\n";
 }
 
 PreparedJob parse_prepared(std::string_view text) {
@@ -51,6 +52,7 @@ PreparedJob parse_prepared(std::string_view text) {
     if (key == "digest") out.digest = value;
     if (key == "warm_dir") out.warm_dir = value;
     if (key == "error") out.error = value;
+    if (key == "boot") out.boot = value;
   }
   return out;
 }

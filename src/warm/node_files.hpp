@@ -45,11 +45,14 @@ struct PreparedJob {
   std::string digest;
   std::string warm_dir;  // "" when none
   std::string error;     // "" when fine; else the sentence that fails the job's tasks
+  // The node's boot id when the prolog wrote it: after a reboot, the outcomes of another boot
+  // are of jobs that ended with it ("" in files written before shareq recorded it).
+  std::string boot;
   bool operator==(const PreparedJob&) const = default;
 };
 
-// "image_path=...\ndigest=...\nwarm_dir=...\nerror=...\n"; a '\n' or '\r' inside a value is
-// written as a space, so that every value stays on its line.
+// "image_path=...\ndigest=...\nwarm_dir=...\nerror=...\nboot=...\n"; a '\n' or '\r' inside a
+// value is written as a space, so that every value stays on its line.
 std::string format_prepared(const PreparedJob& prepared);
 
 // Each line "KEY=VALUE" (split at the first '='; the last line may lack its newline) sets the

@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   const warm::PreparedJob prepared = warm::parse_prepared(text);
-  for (const std::string* v :
-       {&prepared.image_path, &prepared.digest, &prepared.warm_dir, &prepared.error}) {
+  for (const std::string* v : {&prepared.image_path, &prepared.digest, &prepared.warm_dir,
+                               &prepared.error, &prepared.boot}) {
     if (v->find('\n') != std::string::npos) std::abort();
   }
   const std::string once = warm::format_prepared(prepared);

@@ -42,24 +42,24 @@ TEST(WarmDirState, MissingOrBadNumbersAreNothing) {
 }
 
 TEST(PreparedJob, ExactTextAndRoundTrip) {
-  const PreparedJob p{"/cache/img", kDigest, "/warm/warm-3", ""};
-  EXPECT_EQ(format_prepared(p),
-            "image_path=/cache/img\ndigest=" + kDigest + "\nwarm_dir=/warm/warm-3\nerror=\n");
+  const PreparedJob p{"/cache/img", kDigest, "/warm/warm-3", "", "0f3e-boot"};
+  EXPECT_EQ(format_prepared(p), "image_path=/cache/img\ndigest=" + kDigest +
+                                    "\nwarm_dir=/warm/warm-3\nerror=\nboot=0f3e-boot\n");
   EXPECT_EQ(parse_prepared(format_prepared(p)), p);
   EXPECT_EQ(parse_prepared(""), PreparedJob{});
 }
 
 TEST(PreparedJob, AValueStaysOnItsLine) {
-  const PreparedJob p{"", "", "", "image x: bad\nerror=injected\r"};
+  const PreparedJob p{"", "", "", "image x: bad\nerror=injected\r", ""};
   EXPECT_EQ(format_prepared(p),
-            "image_path=\ndigest=\nwarm_dir=\nerror=image x: bad error=injected \n");
+            "image_path=\ndigest=\nwarm_dir=\nerror=image x: bad error=injected \nboot=\n");
   EXPECT_EQ(parse_prepared(format_prepared(p)).error, "image x: bad error=injected ");
 }
 
 TEST(PreparedJob, UnknownAndBrokenLinesAreIgnoredAndTheLastLineWins) {
   EXPECT_EQ(parse_prepared("junk\nfoo=bar\nerror=a=b\nwarm_dir=/w\nerror=second"),
-            (PreparedJob{"", "", "/w", "second"}));
-  EXPECT_EQ(parse_prepared("image_path=/a\r\n"), (PreparedJob{"/a\r", "", "", ""}));
+            (PreparedJob{"", "", "/w", "second", ""}));
+  EXPECT_EQ(parse_prepared("image_path=/a\r\n"), (PreparedJob{"/a\r", "", "", "", ""}));
 }
 
 TEST(SplitWarmNames, KeepsOnlyWarmDirectoryNames) {
