@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,6 +112,13 @@ std::optional<imagecache::ImageCache> open_cache(const Config& config, const Nod
 // ROOT/warm/.trash: where the sweep moves warm directories, under the lock, to be removed after
 // it (root's, 0700: their users no longer reach them). Same file system, so a rename.
 std::string trash_dir(const NodePaths& p) { return p.warm + "/.trash"; }
+
+// Where a new warm directory NAME is made (create_warm_dir): TRASH/.new-NAME, which empty_trash
+// leaves alone.
+constexpr std::string_view kStagingPrefix = ".new-";
+std::string staging_dir(const NodePaths& p, const std::string& name) {
+  return trash_dir(p) + "/" + std::string(kStagingPrefix) + name;
+}
 
 bool ensure_trash(const NodePaths& p, Log log) {
   const std::string trash = trash_dir(p);
@@ -226,15 +234,15 @@ struct AfterLock {
 };
 
 // Removes every entry of the trash: those a hook killed while removing them left (those another
-// hook is removing now too: both get on with it, each name goes once).
+// hook is removing now too: both get on with it, each name goes once). Not the warm directories
+// being made there (staging_dir, under the lock, which this does not hold).
 void empty_trash(const NodePaths& p, Log log) {
   DIR* dir = ::opendir(trash_dir(p).c_str());
   if (dir == nullptr) return;
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(dir)) {
-    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
-      names.emplace_back(e->d_name);
-    }
+    const std::string_view name = e->d_name;
+    if (name != "." && name != ".." && !name.starts_with(kStagingPrefix)) names.emplace_back(name);
   }
   ::closedir(dir);
   for (const std::string& name : names) {
@@ -293,16 +301,37 @@ void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock
   empty_trash(p, log);
 }
 
-// Creates or reopens the job's warm directory; "" on success, else the error.
-std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest) {
+// Creates the job's warm directory `dir`: made in the trash (root's, 0700: no one reaches it
+// there) and given to the job's user, then renamed into ROOT/warm, so that ROOT/warm never holds
+// a warm directory its user does not own, not even between a mkdir and a chown. Lock held (so
+// whatever is at the staging name is what a killed hook left). "" on success, else the error.
+std::string create_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& dir,
+                            Log log) {
+  if (!ensure_trash(p, log)) {
+    return "cannot create warm directory " + dir + ": " + trash_dir(p) + " cannot be used";
+  }
+  const std::string made = staging_dir(p, job.warm_name);
+  (void)remove_tree(made);
+  if (::mkdir(made.c_str(), 0700) != 0 || ::chown(made.c_str(), job.uid, job.gid) != 0 ||
+      ::rename(made.c_str(), dir.c_str()) != 0) {
+    const int error_number = errno;
+    (void)remove_tree(made);
+    return "cannot create warm directory " + dir + ": " + std::strerror(error_number);
+  }
+  return {};
+}
+
+// Creates or reopens the job's warm directory; "" on success, else the error. Lock held.
+std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
+                          Log log) {
   const std::string dir = p.warm + "/" + job.warm_name;
   struct stat st {};
   if (::lstat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode) || st.st_uid != job.uid) {
       return "warm directory " + job.warm_name + " exists but is not the job user's directory";
     }
-  } else if (::mkdir(dir.c_str(), 0700) != 0 || ::chown(dir.c_str(), job.uid, job.gid) != 0) {
-    return "cannot create warm directory " + dir + ": " + std::strerror(errno);
+  } else if (std::string why = create_warm_dir(p, job, dir, log); !why.empty()) {
+    return why;
   }
   ::chmod(dir.c_str(), 0700);
   const std::string state = warm::format_warm_dir_state({"inuse", job.job_id, digest});
@@ -489,7 +518,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
       }
     } else {
       if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
-        out.error = open_warm_dir(p, job, out.digest);
+        out.error = open_warm_dir(p, job, out.digest, log);
         if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
       }
       after.swept = sweep_locked(p, job.warm_name, job.warm_ended, now, log);

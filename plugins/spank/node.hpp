@@ -34,7 +34,9 @@
 //                           tree or waiting for an image's lock, so hooks do not queue behind
 //                           a user's million files or another job's fetch
 //   ROOT/warm/.trash/       (root, 0700) where a sweep moves warm directories under the lock, to
-//                           remove them after it; what a killed hook left is removed by the next
+//                           remove them after it; what a killed hook left is removed by the next.
+//                           Also where a new warm directory is made (.new-NAME) and given to its
+//                           user before it is renamed into ROOT/warm
 // (the texts of NAME.state, JOBS/ID and SHAREQ_WARM_ENDED are in the core: warm/node_files.hpp)
 #pragma once
 

@@ -5,10 +5,12 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -254,6 +256,44 @@ TEST_F(NodeSide, WarmDirectoryIsCreatedPrivateToTheJobsUserAndMarkedInUse) {
   // The layout around it stays root's.
   EXPECT_EQ(Mode(Root() + "/warm"), 0755u);
   EXPECT_EQ(Mode(Root() + "/jobs/8"), 0600u);
+}
+
+// A new warm directory comes into ROOT/warm by a rename, already its user's: ROOT/warm never
+// holds one that root owns (as it did between a mkdir there and the chown), and nothing of its
+// making is left in the trash.
+TEST_F(NodeSide, ANewWarmDirectoryArrivesAlreadyItsUsers) {
+  Prolog(Job(80));  // the layout
+  const int events = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(events, 0) << std::strerror(errno);
+  ASSERT_GE(::inotify_add_watch(events, (Root() + "/warm").c_str(), IN_CREATE | IN_MOVED_TO), 0);
+  const Prepared p = Prolog(Job(81, "", "warm-81", 60));
+  ASSERT_EQ(p.error, "");
+  std::vector<uint32_t> masks;  // of the events naming warm-81
+  alignas(struct inotify_event) char buffer[4096];
+  for (ssize_t got; (got = ::read(events, buffer, sizeof buffer)) > 0;) {
+    for (ssize_t at = 0; at < got;) {
+      const auto* event = reinterpret_cast<const struct inotify_event*>(buffer + at);
+      if (event->len > 0 && std::string(event->name) == "warm-81") masks.push_back(event->mask);
+      at += static_cast<ssize_t>(sizeof(struct inotify_event) + event->len);
+    }
+  }
+  ::close(events);
+  ASSERT_EQ(masks.size(), 1u);
+  EXPECT_TRUE(masks[0] & IN_MOVED_TO) << "warm-81 was made in ROOT/warm, not moved there";
+  struct stat st {};
+  ASSERT_EQ(::lstat(Warm("warm-81").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, kUid);
+  EXPECT_EQ(List(Trash()), std::vector<std::string>{});
+}
+
+// What a hook killed while making a warm directory left is not in the way of the next.
+TEST_F(NodeSide, AWarmDirectoryHalfMadeByAKilledHookIsMadeAgain) {
+  Prolog(Job(82));
+  fs::create_directories(Trash() + "/.new-warm-83");
+  const Prepared p = Prolog(Job(83, "", "warm-83", 60));
+  EXPECT_EQ(p.error, "");
+  EXPECT_EQ(p.warm_dir, Warm("warm-83"));
+  EXPECT_EQ(List(Trash()), std::vector<std::string>{});
 }
 
 TEST_F(NodeSide, EpilogKeepsTheWarmDirectoryPinsTheImageAndTheNextJobReopensIt) {
