@@ -144,7 +144,8 @@ std::string topology_xml_argument(int ac, char** av, const std::string& node) {
 // libslurm ends the process: "fatal: No hash plugins loaded. Was slurm_init() called ..."), and
 // slurmstepd does not load them in the mode that runs a SPANK job prolog. Calls the process's
 // own auth_g_init and hash_g_init, looked up at run time: the plugin is also loaded by sbatch and
-// srun, and 22.05 has neither (its RPCs load what they need). Both return at once when loaded.
+// srun, and 22.05 has no auth_g_init (its RPCs load the auth plugin themselves; calling its
+// hash_g_init does no harm). Both return at once when already loaded.
 void load_rpc_plugins() {
   using InitFn = int (*)();
   for (const char* name : {"auth_g_init", "hash_g_init"}) {
