@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <dirent.h>
 #include <fstream>
 #include <sstream>
 #include <string_view>
@@ -86,6 +85,13 @@ Result<imagecache::fs::FileLock> lock_warm(const std::string& warm,
                                            std::chrono::milliseconds wait) {
   return imagecache::fs::FileLock::acquire(
       warm + "/.lock", wait.count(), "another prolog or epilog of this node holds it; stuck?");
+}
+
+// The names in `dir`; none when it cannot be listed (the hooks go on: what they would have
+// swept or forgotten is still there for the next one).
+std::vector<std::string> names_in(const std::string& dir) {
+  Result<std::vector<std::string>> names = imagecache::fs::list_dir(dir);
+  return names ? std::move(names).value() : std::vector<std::string>{};
 }
 
 // NAME.state (warm/node_files.hpp); nullopt when missing or unreadable.
@@ -188,25 +194,29 @@ std::optional<SweepCause> sweep_cause(const NodePaths& p,
   return state->value <= now ? std::optional(SweepCause::Expired) : std::nullopt;
 }
 
+// Removes the staging directories (create_warm_dir) that hooks killed while making a warm
+// directory left in the trash. Lock held: no staging directory is being made, so each one there
+// is a leftover, and an empty one (no one but root ever reached it), so this is quick.
+void remove_staging_leftovers(const NodePaths& p, Log log) {
+  for (const std::string& name : names_in(trash_dir(p))) {
+    if (!name.starts_with(kStagingPrefix)) continue;
+    const auto removed = remove_tree(trash_dir(p) + "/" + name);
+    if (!removed) log("warm directory not removed completely: " + removed.error().to_string());
+  }
+}
+
 // Takes out of use the warm directories whose deadline passed, those of pools slurmctld ended
 // early (`ended`) that no job uses, and those left in use by a job whose end was never recorded
 // (sweep_cause): moves each into the trash and removes its state file. Lock held.
 std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
                                 const std::vector<std::string>& ended, int64_t now, Log log) {
   std::vector<Swept> swept;
-  DIR* dir = ::opendir(p.warm.c_str());
-  if (dir == nullptr) return swept;
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(dir)) {
-    const std::string name = e->d_name;
-    const std::string suffix = ".state";
-    if (name.size() > suffix.size() && name.ends_with(suffix)) {
-      names.push_back(name.substr(0, name.size() - suffix.size()));
-    }
-  }
-  ::closedir(dir);
+  remove_staging_leftovers(p, log);
   bool trash_ok = false;
-  for (const std::string& name : names) {
+  for (const std::string& entry : names_in(p.warm)) {
+    const std::string_view suffix = ".state";
+    if (entry.size() <= suffix.size() || !entry.ends_with(suffix)) continue;
+    const std::string name = entry.substr(0, entry.size() - suffix.size());
     if (name == keep || !warm::is_node_warm_name(name)) continue;
     const std::string state_path = p.warm + "/" + name + ".state";
     const auto state = read_state(state_path);
@@ -237,15 +247,8 @@ struct AfterLock {
 // hook is removing now too: both get on with it, each name goes once). Not the warm directories
 // being made there (staging_dir, under the lock, which this does not hold).
 void empty_trash(const NodePaths& p, Log log) {
-  DIR* dir = ::opendir(trash_dir(p).c_str());
-  if (dir == nullptr) return;
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(dir)) {
-    const std::string_view name = e->d_name;
-    if (name != "." && name != ".." && !name.starts_with(kStagingPrefix)) names.emplace_back(name);
-  }
-  ::closedir(dir);
-  for (const std::string& name : names) {
+  for (const std::string& name : names_in(trash_dir(p))) {
+    if (name.starts_with(kStagingPrefix)) continue;
     const auto removed = remove_tree(trash_dir(p) + "/" + name);
     if (!removed) log("warm directory not removed completely: " + removed.error().to_string());
   }
@@ -321,10 +324,14 @@ std::string create_warm_dir(const NodePaths& p, const JobFacts& job, const std::
   return {};
 }
 
-// Creates or reopens the job's warm directory; "" on success, else the error. Lock held.
+// Creates or reopens the job's warm directory; "" on success, else the error. Lock held. A
+// directory reopened for a job of another image (the pool's tag now names another digest, or the
+// job has none) no longer keeps the pool's image: its pin goes in `after`, so that no pin is left
+// that no state file names (the sweep and the epilog unpin only the digest the state names).
 std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
-                          Log log) {
+                          AfterLock& after, Log log) {
   const std::string dir = p.warm + "/" + job.warm_name;
+  const std::string state_path = dir + ".state";
   struct stat st {};
   if (::lstat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode) || st.st_uid != job.uid) {
@@ -334,9 +341,13 @@ std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::st
     return why;
   }
   ::chmod(dir.c_str(), 0700);
+  const auto old = read_state(state_path);
   const std::string state = warm::format_warm_dir_state({"inuse", job.job_id, digest});
-  if (!write_atomic(p.warm + "/" + job.warm_name + ".state", state)) {
+  if (!write_atomic(state_path, state)) {
     return "cannot record warm directory " + job.warm_name + ": " + std::strerror(errno);
+  }
+  if (old && old->kind == "until" && !old->digest.empty() && old->digest != digest) {
+    after.unpins.emplace_back(old->digest, job.warm_name);
   }
   return {};
 }
@@ -391,15 +402,12 @@ bool marked_for(const NodePaths& p, const std::string& boot) {
 // The jobs with an outcome in ROOT/jobs (entries named by a job id).
 std::vector<uint32_t> jobs_with_outcomes(const NodePaths& p) {
   std::vector<uint32_t> ids;
-  DIR* dir = ::opendir(p.jobs.c_str());
-  if (dir == nullptr) return ids;
-  while (const dirent* e = ::readdir(dir)) {
-    const text::Number id = text::parse_decimal(e->d_name, UINT32_MAX);
+  for (const std::string& name : names_in(p.jobs)) {
+    const text::Number id = text::parse_decimal(name, UINT32_MAX);
     if (id.status == text::NumberStatus::Ok && id.value > 0) {
       ids.push_back(static_cast<uint32_t>(id.value));
     }
   }
-  ::closedir(dir);
   return ids;
 }
 
@@ -518,7 +526,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
       }
     } else {
       if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
-        out.error = open_warm_dir(p, job, out.digest, log);
+        out.error = open_warm_dir(p, job, out.digest, after, log);
         if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
       }
       after.swept = sweep_locked(p, job.warm_name, job.warm_ended, now, log);
@@ -540,23 +548,50 @@ std::optional<Prepared> read_prepared(const Config& config, const std::string& n
   return read_outcome(prepared_file(node_paths(config, node), job_id));
 }
 
-// The epilog's part under the warm lock for a job that used a warm directory: writes its state
-// ("until"), and leaves in `after` the pins it no longer needs.
-void release_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
-                      int64_t now, AfterLock& after, Log log) {
-  const std::string state_path = p.warm + "/" + job.warm_name + ".state";
-  const auto old = read_state(state_path);
-  const int64_t until = now + std::max<int64_t>(job.keep_alive_s, 0);
-  if (old && !old->digest.empty() && old->digest != digest) {
-    after.unpins.emplace_back(old->digest, job.warm_name);
+// The warm directory the prolog opened for its job, by the path in its outcome ("" none). The
+// epilog goes by this, not by the name in its own environment: after slurmctld restarted in the
+// middle of a job's start, the two can differ, and a warm directory is released only by the job
+// that had it.
+std::string warm_name_opened(const NodePaths& p, const std::optional<Prepared>& prepared) {
+  if (!prepared) return {};
+  const std::string& dir = prepared->warm_dir;
+  const size_t slash = dir.rfind('/');
+  if (slash == std::string::npos || dir.compare(0, slash, p.warm) != 0 || slash != p.warm.size()) {
+    return {};
   }
+  std::string name = dir.substr(slash + 1);
+  return warm::is_node_warm_name(name) ? name : std::string();
+}
+
+bool in_use_by(const std::optional<warm::WarmDirState>& state, uint32_t job_id) {
+  return state && state->kind == "inuse" && state->value == job_id;
+}
+
+// The epilog's part under the warm lock for the warm directory `name` its job used: writes its
+// state ("until"), and leaves in `after` the pin it no longer needs. Only while the state still
+// says the job has it: a directory another job took since (two jobs given one pool in Slurm's
+// crash window), or that a sweep took, is left as it is. `pinned`: the pool's pin the epilog
+// took before the lock, undone when the directory turns out not to be the job's.
+void release_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& name,
+                      const std::string& digest, bool pinned, int64_t now, AfterLock& after,
+                      Log log) {
+  const std::string state_path = p.warm + "/" + name + ".state";
+  const auto state = read_state(state_path);
+  const std::string job_text = "epilog: job " + std::to_string(job.job_id);
+  if (!in_use_by(state, job.job_id)) {
+    log(job_text + ": warm directory " + name + " is no longer this job's (" +
+        (state ? state->kind + " " + std::to_string(state->value) : std::string("no state")) +
+        "): left as it is");
+    if (pinned && (!state || state->digest != digest)) after.unpins.emplace_back(digest, name);
+    return;
+  }
+  const int64_t until = now + std::max<int64_t>(job.keep_alive_s, 0);
   write_atomic(state_path,
                warm::format_warm_dir_state({"until", until, job.keep_alive_s > 0 ? digest : ""}));
   if (job.keep_alive_s > 0) {
-    log("epilog: job " + std::to_string(job.job_id) + ": warm directory " + job.warm_name +
-        " kept until " + std::to_string(until));
+    log(job_text + ": warm directory " + name + " kept until " + std::to_string(until));
   } else if (!digest.empty()) {
-    after.unpins.emplace_back(digest, job.warm_name);
+    after.unpins.emplace_back(digest, name);
   }
 }
 
@@ -568,24 +603,32 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
   forget_jobs_of_an_earlier_boot(config, p, this_boot(), cache, warm_lock_wait, "epilog", log);
   const auto prepared = read_outcome(prepared_file(p, job.job_id));
   const std::string digest = prepared ? prepared->digest : "";
-  const bool warm_dir =
-      warm::is_node_warm_name(job.warm_name) && prepared && !prepared->warm_dir.empty();
+  const std::string warm_name = warm_name_opened(p, prepared);
+  if (!warm_name.empty() && warm_name != job.warm_name) {
+    log("epilog: job " + std::to_string(job.job_id) + ": its prolog opened warm directory " +
+        warm_name + ", its environment now names " +
+        (job.warm_name.empty() ? std::string("none") : job.warm_name) + ": releasing " + warm_name);
+  }
+  bool pinned = false;
   if (warm::is_sha256_hex(digest, false)) {
     if (!cache) cache = open_cache(config, p, nullptr);
     // Pinning and unpinning wait for the image's lock (a fetch of it holds that for minutes), so
     // neither happens under the warm lock. The pool's pin comes first: the image is never
     // unpinned in between.
-    if (cache && warm_dir && job.keep_alive_s > 0) (void)cache->pin(digest, job.warm_name);
+    if (cache && job.keep_alive_s > 0 && !warm_name.empty() &&
+        in_use_by(read_state(p.warm + "/" + warm_name + ".state"), job.job_id)) {
+      pinned = cache->pin(digest, warm_name).ok();
+    }
     if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
   }
   AfterLock after;
   if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait); !lock) {
     log("epilog: job " + std::to_string(job.job_id) + ": " + lock.error().message +
-        (warm_dir ? "; warm directory " + job.warm_name +
-                        " still marked in use: the next hook's sweep takes it"
-                  : ""));
+        (warm_name.empty() ? ""
+                           : "; warm directory " + warm_name +
+                                 " still marked in use: the next hook's sweep takes it"));
   } else {
-    if (warm_dir) release_warm_dir(p, job, digest, now, after, log);
+    if (!warm_name.empty()) release_warm_dir(p, job, warm_name, digest, pinned, now, after, log);
     after.swept = sweep_locked(p, "", job.warm_ended, now, log);
   }
   finish_after_lock(config, p, after, cache, log);

@@ -12,8 +12,9 @@
 //   task_prepare (slurm_spank_task_init_privileged, each task of each step): reads JOBS/ID and
 //     gives the task SHAREQ_IMAGE_PATH and SHAREQ_WARM_DIR, or the error that fails it.
 //   job_epilog (slurm_spank_job_epilog): unpins "job-ID"; when the job kept its nodes warm,
-//     pins the image for the warm directory ("warm-ORIGIN") and writes its deadline; sweeps;
-//     removes JOBS/ID.
+//     pins the image for the warm directory its prolog opened ("warm-ORIGIN", named in JOBS/ID,
+//     while its state still says the job has it) and writes its deadline; sweeps; removes
+//     JOBS/ID.
 //   Both first check that the outcomes in JOBS belong to this boot of the node (JOBS/.boot):
 //     after a reboot no epilog ends the jobs that were running, so the first hook forgets their
 //     outcomes and unpins their "job-ID" pins, and the sweep takes their warm directories.
@@ -36,7 +37,8 @@
 //   ROOT/warm/.trash/       (root, 0700) where a sweep moves warm directories under the lock, to
 //                           remove them after it; what a killed hook left is removed by the next.
 //                           Also where a new warm directory is made (.new-NAME) and given to its
-//                           user before it is renamed into ROOT/warm
+//                           user before it is renamed into ROOT/warm (what a killed hook left
+//                           of one goes at the next sweep)
 // (the texts of NAME.state, JOBS/ID and SHAREQ_WARM_ENDED are in the core: warm/node_files.hpp)
 #pragma once
 

@@ -1,5 +1,4 @@
 // Pins, listing, LRU eviction and stale-temp cleanup of the image cache.
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -9,7 +8,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstdint>
-#include <memory>
 
 #include "imagecache/fs_util.hpp"
 #include "imagecache/image_cache.hpp"
@@ -17,26 +15,6 @@
 
 namespace shareq::imagecache {
 namespace {
-
-struct DirCloser {
-  void operator()(DIR* dir) const { ::closedir(dir); }
-};
-
-// The names in `dir` (not "." or ".."); a missing directory is empty.
-Result<std::vector<std::string>> list_dir(const std::string& dir) {
-  std::unique_ptr<DIR, DirCloser> handle(::opendir(dir.c_str()));
-  if (!handle) {
-    if (errno == ENOENT) return std::vector<std::string>{};
-    return Error{"image", "cannot list " + dir + ": " + fs::errno_text(errno)};
-  }
-  std::vector<std::string> names;
-  while (const dirent* entry = ::readdir(handle.get())) {
-    const std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 Result<bool> check_pin_args(std::string_view digest, std::string_view holder) {
   if (!warm::is_sha256_hex(digest, false)) {
@@ -89,11 +67,11 @@ Result<std::vector<std::string>> ImageCache::holders(std::string_view digest) co
   if (!warm::is_sha256_hex(digest, false)) {
     return Error{"image", "\"" + std::string(digest) + "\" is not a sha256 digest"};
   }
-  return list_dir(pin_dir(digest));
+  return fs::list_dir(pin_dir(digest));
 }
 
 Result<std::vector<warm::CacheEntry>> ImageCache::entries() const {
-  Result<std::vector<std::string>> names = list_dir(options_.cache_dir + "/sha256");
+  Result<std::vector<std::string>> names = fs::list_dir(options_.cache_dir + "/sha256");
   if (!names) return names.error();
   std::vector<warm::CacheEntry> entries;
   for (const std::string& name : names.value()) {
@@ -167,7 +145,7 @@ ImageCache::DiskRoom ImageCache::make_disk_room(int64_t need, std::string_view k
 
 Result<int> ImageCache::remove_stale_temps(Time now, int64_t max_age_s) const {
   const std::string dir = options_.cache_dir + "/sha256";
-  Result<std::vector<std::string>> names = list_dir(dir);
+  Result<std::vector<std::string>> names = fs::list_dir(dir);
   if (!names) return names.error();
   int removed = 0;
   for (const std::string& name : names.value()) {

@@ -1,13 +1,16 @@
 #include "imagecache/fs_util.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <utility>
 #include <variant>
@@ -15,6 +18,13 @@
 #include "regular_file.hpp"
 
 namespace shareq::imagecache::fs {
+namespace {
+
+struct DirCloser {
+  void operator()(DIR* dir) const { ::closedir(dir); }
+};
+
+}  // namespace
 
 std::string errno_text(int err) {
   char buf[256];
@@ -93,6 +103,21 @@ Result<bool> make_dir(const std::string& path) {
 }
 
 }  // namespace
+
+Result<std::vector<std::string>> list_dir(const std::string& dir) {
+  std::unique_ptr<DIR, DirCloser> handle(::opendir(dir.c_str()));
+  if (!handle) {
+    if (errno == ENOENT) return std::vector<std::string>{};
+    return Error{"image", "cannot list " + dir + ": " + errno_text(errno)};
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(handle.get())) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 Result<bool> ensure_private_dir(const std::string& path, unsigned mode) {
   for (size_t slash = path.find('/', 1); slash != std::string::npos;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "result.hpp"
 
@@ -53,6 +54,10 @@ class FileLock {
 // a link) owned by this process's user with exactly `mode`. Errors: a non-directory in the way,
 // a directory owned by another user (a user could plant images in it), any system call failing.
 Result<bool> ensure_private_dir(const std::string& path, unsigned mode);
+
+// The names in `dir` (not "." or ".."), sorted; a missing directory is empty. Errors: any other
+// failure to open it.
+Result<std::vector<std::string>> list_dir(const std::string& dir);
 
 // Writes all of `data`; the errno of the failure, 0 on success (EINTR retried).
 int write_all(int fd, const char* data, size_t size);

@@ -296,6 +296,14 @@ TEST_F(NodeSide, AWarmDirectoryHalfMadeByAKilledHookIsMadeAgain) {
   EXPECT_EQ(List(Trash()), std::vector<std::string>{});
 }
 
+// ... and one of a pool no job comes back to is removed by the next hook's sweep.
+TEST_F(NodeSide, AStagingDirectoryAKilledHookLeftIsRemovedByTheNextSweep) {
+  Prolog(Job(84));
+  fs::create_directories(Trash() + "/.new-warm-85");
+  Epilog(Job(84));
+  EXPECT_EQ(List(Trash()), std::vector<std::string>{});
+}
+
 TEST_F(NodeSide, EpilogKeepsTheWarmDirectoryPinsTheImageAndTheNextJobReopensIt) {
   Prolog(Job(9, "img", "warm-9", 300));
   WriteFile(Warm("warm-9") + "/checkpoint", "step 100");
@@ -309,6 +317,49 @@ TEST_F(NodeSide, EpilogKeepsTheWarmDirectoryPinsTheImageAndTheNextJobReopensIt) 
   EXPECT_EQ(next.warm_dir, Warm("warm-9"));
   EXPECT_EQ(ReadFile(Warm("warm-9") + "/checkpoint"), "step 100");
   EXPECT_EQ(State("warm-9"), "inuse 10 " + digest_ + "\n");
+}
+
+// After slurmctld restarted in the middle of a job's start, the warm directory the job's
+// environment names at its epilog can differ from the one its prolog opened: the epilog releases
+// the one the job had, and leaves the other (in use by another job here) as it is.
+TEST_F(NodeSide, AnEpilogReleasesTheWarmDirectoryItsPrologOpenedNotTheOneItsEnvironmentNames) {
+  Prolog(Job(11, "img", "warm-11", 300));
+  Prolog(Job(20, "img", "warm-20", 300));
+  Epilog(Job(20, "img", "warm-11", 300));
+  EXPECT_EQ(State("warm-20"), "until " + std::to_string(kNow + 300) + " " + digest_ + "\n");
+  EXPECT_EQ(State("warm-11"), "inuse 11 " + digest_ + "\n");
+  EXPECT_EQ(Holders(digest_), (std::vector<std::string>{"job-11", "warm-20"}));
+  EXPECT_TRUE(
+      Logged("its prolog opened warm directory warm-20, its environment now names warm-11"));
+}
+
+// Two jobs given one pool's directory (Slurm's crash window): the first to end does not take it
+// from the one still in it, nor pin its image for a pool it no longer has.
+TEST_F(NodeSide, AnEpilogLeavesAWarmDirectoryAnotherJobTookSince) {
+  Prolog(Job(21, "img", "warm-21", 300));
+  Prolog(Job(22, "img", "warm-21", 300));
+  Epilog(Job(21, "img", "warm-21", 300));
+  EXPECT_EQ(State("warm-21"), "inuse 22 " + digest_ + "\n");
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-22"});
+  EXPECT_TRUE(Logged("epilog: job 21: warm directory warm-21 is no longer this job's (inuse 22)"));
+
+  Epilog(Job(22, "img", "warm-21", 300));
+  EXPECT_EQ(State("warm-21"), "until " + std::to_string(kNow + 300) + " " + digest_ + "\n");
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"warm-21"});
+}
+
+// A pool's directory reopened for a job of another image: the pool no longer keeps the first
+// image (no state file names it any more, so nothing else would ever unpin it).
+TEST_F(NodeSide, AWarmDirectoryReopenedForAnotherImageLetsTheOldImageGo) {
+  Prolog(Job(23, "img", "warm-23", 300));
+  Epilog(Job(23, "img", "warm-23", 300));
+  ASSERT_EQ(Holders(digest_), std::vector<std::string>{"warm-23"});
+
+  Prolog(Job(24, "other", "warm-23", 300), kNow + 10);
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+  EXPECT_EQ(Holders(other_digest_), std::vector<std::string>{"job-24"});
+  Epilog(Job(24, "other", "warm-23", 300), kNow + 20);
+  EXPECT_EQ(Holders(other_digest_), std::vector<std::string>{"warm-23"});
 }
 
 TEST_F(NodeSide, EpilogWithoutKeepAliveRemovesTheWarmDirectoryAndUnpinsEverything) {
