@@ -4,9 +4,10 @@
 //
 // Slurm looks up "job_submit" and "job_modify" (src/slurmctld/job_submit.c, 22.05;
 // src/interfaces/job_submit.c, 24.11, where job_modify also takes char **err_msg); both run in
-// slurmctld's RPC threads with the config, job, node and partition locks held (job write lock
-// for submission and update). 22.05 serialises them under job_submit.c's context mutex; 24.11
-// holds only a read lock on its context there, so calls may run concurrently.
+// slurmctld's RPC threads with the config, job, node and partition locks held: read locks for a
+// submission (write locks for a heterogeneous job's components), write locks for an update.
+// 22.05 serialises them under job_submit.c's context mutex; 24.11 holds only a read lock on its
+// context there, so calls may run concurrently.
 #include <memory>
 #include <string>
 

@@ -129,6 +129,32 @@ def test_a_hung_image_store_stalls_no_submission_and_its_jobs_run_once_it_answer
         c.wait_state(j, "COMPLETED", timeout=180)
 
 
+def test_job_submit_reloaded_while_a_question_is_in_flight_asks_it_again(hung_store):
+    """Slurm 22.05 reloads the job_submit plugins at `scontrol reconfigure` when JobSubmitPlugins
+    changed: fini, under slurmctld's write locks, then init. fini leaves a question in flight to
+    the image store to end by itself (it does not wait for the store under those locks), and the
+    reloaded plugin asks it again: the job runs once the store answers."""
+    c, store, original = hung_store
+    job = c.sbatch("alice", "-p", "p4", "-n1", "--image=llama-train", script="true")
+    wait_until("slurmctld to ask the hung store", lambda: store.counts()[0] >= 1)
+    path = c.dir / "etc" / "slurm.conf"
+    slurm_conf = path.read_text()
+    assert "JobSubmitPlugins=shareq\n" in slurm_conf
+    offset = c.log_offset()
+    path.write_text(slurm_conf.replace("JobSubmitPlugins=shareq\n",
+                                       "JobSubmitPlugins=shareq,logging\n"))
+    try:
+        c.scontrol("reconfigure")
+        wait_until("job_submit/shareq to be loaded again",
+                   lambda: "shareq: job_submit: loaded" in c.log_since(offset))
+        assert c.job_state(job) == "PENDING"
+        c.install_shareq_conf(original)  # the store answers
+        c.wait_state(job, "COMPLETED", timeout=180)
+    finally:
+        path.write_text(slurm_conf)
+        c.scontrol("reconfigure")
+
+
 def test_an_unpublished_image_waits_with_the_stores_answer_and_runs_once_published(clean_queue):
     c = clean_queue
     name = f"later-{os.urandom(3).hex()}"

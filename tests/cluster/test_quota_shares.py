@@ -5,6 +5,7 @@ itself under test) and restores the cluster's file afterwards. Node-unit jobs us
 that one job is one node, as on a GPU cluster where jobs take whole instances.
 """
 
+import contextlib
 import re
 import time
 import uuid
@@ -279,6 +280,56 @@ def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     # The factors add up to the priority squeue shows.
     line = c.run(["sprio", "-h", "-j", str(owner), "-o", "%i %Y %S %F %B"]).stdout.split()
     assert int(line[1]) == sum(int(x) for x in line[2:]), line
+
+
+@contextlib.contextmanager
+def private_jobs(c):
+    """slurm.conf's PrivateData=jobs for the block (slurmctld reconfigured), then the file back."""
+    path = c.dir / "etc" / "slurm.conf"
+    original = path.read_text()
+    assert "PrivateData" not in original, "the cluster's slurm.conf already sets PrivateData"
+    path.write_text(original + "PrivateData=jobs\n")
+    try:
+        c.scontrol("reconfigure")
+        yield
+    finally:
+        path.write_text(original)
+        c.scontrol("reconfigure")
+
+
+@pytest.mark.every_release
+def test_sprio_with_private_data_shows_own_jobs_and_those_of_coordinated_accounts(shares):
+    """PrivateData=jobs: sprio shows a user their own jobs and those of the accounts they
+    coordinate, as multifactor does; root sees all. priority/shareq decides this, once per
+    question per sprio call."""
+    c = shares
+    c.install_shareq_conf(conf(reclaim_after=3600))  # both stay pending while the test looks
+    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    alices = node_job(c, "alice", "prodexp1", "sleep 1")
+    bobs = node_job(c, "bob", "prodexp2", "sleep 1")
+
+    def shown_to(user):
+        out = c.run(["sprio", "-h", "-o", "%i"], user=user)
+        assert out.returncode == 0, out.stderr
+        return {int(i) for i in out.stdout.split()}
+
+    wait_until("both jobs in sprio", lambda: {alices, bobs} <= shown_to("root"))
+    with private_jobs(c):
+        wait_until("alice to see only her own job",
+                   lambda: shown_to("alice") & {alices, bobs} == {alices})
+        assert shown_to("bob") & {alices, bobs} == {bobs}
+        assert {alices, bobs} <= shown_to("root")
+        coordinator = ["coordinator", "account=prodexp2", "names=alice"]
+        out = c.run(["sacctmgr", "-i", "add", *coordinator])
+        assert out.returncode == 0, out.stdout + out.stderr
+        try:
+            wait_until("alice, coordinator of prodexp2, to see bob's job",
+                       lambda: {alices, bobs} <= shown_to("alice"))
+            assert shown_to("bob") & {alices, bobs} == {bobs}
+        finally:
+            c.run(["sacctmgr", "-i", "delete", *coordinator])
 
 
 def test_borrow_weight_lets_the_heavier_user_borrow_first(shares):
