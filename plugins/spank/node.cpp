@@ -346,7 +346,7 @@ std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::st
   if (!write_atomic(state_path, state)) {
     return "cannot record warm directory " + job.warm_name + ": " + std::strerror(errno);
   }
-  if (old && old->kind == "until" && !old->digest.empty() && old->digest != digest) {
+  if (old && !old->digest.empty() && old->digest != digest) {
     after.unpins.emplace_back(old->digest, job.warm_name);
   }
   return {};

@@ -362,6 +362,19 @@ TEST_F(NodeSide, AWarmDirectoryReopenedForAnotherImageLetsTheOldImageGo) {
   EXPECT_EQ(Holders(other_digest_), std::vector<std::string>{"warm-23"});
 }
 
+// The same for a directory left "inuse" by a job whose end was never recorded, reopened before
+// a sweep took it.
+TEST_F(NodeSide, AnOrphanedWarmDirectoryReopenedForAnotherImageLetsTheOldImageGo) {
+  Prolog(Job(25, "img", "warm-25", 300));
+  Epilog(Job(25, "img", "warm-25", 300));
+  Prolog(Job(26, "img", "warm-25", 300));
+  ASSERT_EQ(::unlink((Root() + "/jobs/26").c_str()), 0);  // as if its epilog had given up
+
+  Prolog(Job(27, "other", "warm-25", 300), kNow + 10);
+  EXPECT_EQ(State("warm-25"), "inuse 27 " + other_digest_ + "\n");
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-26"});  // the pool's pin gone
+}
+
 TEST_F(NodeSide, EpilogWithoutKeepAliveRemovesTheWarmDirectoryAndUnpinsEverything) {
   Prolog(Job(11, "img", "warm-11"));
   WriteFile(Warm("warm-11") + "/data", "x");
