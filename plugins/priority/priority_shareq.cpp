@@ -92,11 +92,11 @@ bool listed(list_t* list, uint32_t value) {
 }
 
 // Whether `uid` may see a job (PrivateData=jobs), as multifactor decides without MCS; for one
-// sprio call. Each question that may reach slurmdbd is asked once per call, not once per job as
-// multifactor asks it: whether `uid` is an operator, and whether it coordinates an account. Both
-// ask slurmdbd for its users when assoc_mgr has none (slurmdbd was unreachable when slurmctld
-// started), and this runs under the job read lock, where a round trip per pending job would hold
-// every job write (scheduling, submissions) behind slurmdbd's timeouts.
+// sprio call. The questions that may reach slurmdbd are asked once per call (whether `uid` is an
+// operator) and once per account (whether it coordinates it), not once per job as multifactor
+// asks them. Both ask slurmdbd for its users when assoc_mgr has none (slurmdbd was unreachable
+// when slurmctld started), and this runs under the job read lock, where a round trip per pending
+// job would hold every job write (scheduling, submissions) behind slurmdbd's timeouts.
 class Visibility {
  public:
   explicit Visibility(uid_t uid)

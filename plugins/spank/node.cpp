@@ -326,8 +326,9 @@ std::string create_warm_dir(const NodePaths& p, const JobFacts& job, const std::
 
 // Creates or reopens the job's warm directory; "" on success, else the error. Lock held. A
 // directory reopened for a job of another image (the pool's tag now names another digest, or the
-// job has none) no longer keeps the pool's image: its pin goes in `after`, so that no pin is left
-// that no state file names (the sweep and the epilog unpin only the digest the state names).
+// job has none) no longer keeps the pool's image: its pin goes in `after`, since the sweep and the
+// epilog unpin only the digest the state names (a hook killed between the lock and its unpins
+// still leaves such a pin, as it leaves a swept directory's).
 std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
                           AfterLock& after, Log log) {
   const std::string dir = p.warm + "/" + job.warm_name;
@@ -626,7 +627,8 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
     log("epilog: job " + std::to_string(job.job_id) + ": " + lock.error().message +
         (warm_name.empty() ? ""
                            : "; warm directory " + warm_name +
-                                 " still marked in use: the next hook's sweep takes it"));
+                                 " not released: while still in use by this job, the next "
+                                 "hook's sweep takes it"));
   } else {
     if (!warm_name.empty()) release_warm_dir(p, job, warm_name, digest, pinned, now, after, log);
     after.swept = sweep_locked(p, "", job.warm_ended, now, log);

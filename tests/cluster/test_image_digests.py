@@ -144,6 +144,9 @@ def test_job_submit_reloaded_while_a_question_is_in_flight_asks_it_again(hung_st
     path.write_text(slurm_conf.replace("JobSubmitPlugins=shareq\n",
                                        "JobSubmitPlugins=shareq,logging\n"))
     try:
+        # A question in flight (a connection the store holds open) when fini runs.
+        wait_until("a question to the store in flight",
+                   lambda: store.counts()[0] > store.counts()[1])
         c.scontrol("reconfigure")
         wait_until("job_submit/shareq to be loaded again",
                    lambda: "shareq: job_submit: loaded" in c.log_since(offset))

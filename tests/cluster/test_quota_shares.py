@@ -303,33 +303,38 @@ def test_sprio_with_private_data_shows_own_jobs_and_those_of_coordinated_account
     coordinate, as multifactor does; root sees all. priority/shareq decides this, once per
     question per sprio call."""
     c = shares
-    c.install_shareq_conf(conf(reclaim_after=3600))  # both stay pending while the test looks
+    coordinator = ["coordinator", "account=prodexp2", "names=alice"]
+    c.run(["sacctmgr", "-i", "delete", *coordinator])  # what an aborted run may have left
+    c.install_shareq_conf(conf(reclaim_after=3600))  # all stay pending while the test looks
     fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    fill += [gpu_job(c, "alice", "prodexp2", 8, 50) for _ in range(4)]
     for job in fill:
         c.wait_state(job, "RUNNING")
     alices = node_job(c, "alice", "prodexp1", "sleep 1")
     bobs = node_job(c, "bob", "prodexp2", "sleep 1")
+    # In an account alice never coordinates.
+    bobs_research = gpu_job(c, "bob", "research", 8, 50, script="sleep 1")
+    pending = {alices, bobs, bobs_research}
 
     def shown_to(user):
         out = c.run(["sprio", "-h", "-o", "%i"], user=user)
         assert out.returncode == 0, out.stderr
-        return {int(i) for i in out.stdout.split()}
+        return {int(i) for i in out.stdout.split()} & pending
 
-    wait_until("both jobs in sprio", lambda: {alices, bobs} <= shown_to("root"))
+    wait_until("the three jobs in sprio", lambda: shown_to("root") == pending)
     with private_jobs(c):
-        wait_until("alice to see only her own job",
-                   lambda: shown_to("alice") & {alices, bobs} == {alices})
-        assert shown_to("bob") & {alices, bobs} == {bobs}
-        assert {alices, bobs} <= shown_to("root")
-        coordinator = ["coordinator", "account=prodexp2", "names=alice"]
+        wait_until("alice to see only her own job", lambda: shown_to("alice") == {alices})
+        assert shown_to("bob") == {bobs, bobs_research}
+        assert shown_to("root") == pending
         out = c.run(["sacctmgr", "-i", "add", *coordinator])
         assert out.returncode == 0, out.stdout + out.stderr
         try:
-            wait_until("alice, coordinator of prodexp2, to see bob's job",
-                       lambda: {alices, bobs} <= shown_to("alice"))
-            assert shown_to("bob") & {alices, bobs} == {bobs}
+            wait_until("alice, coordinator of prodexp2, to see bob's job there",
+                       lambda: shown_to("alice") == {alices, bobs})
+            assert shown_to("bob") == {bobs, bobs_research}
         finally:
-            c.run(["sacctmgr", "-i", "delete", *coordinator])
+            out = c.run(["sacctmgr", "-i", "delete", *coordinator])
+            assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_borrow_weight_lets_the_heavier_user_borrow_first(shares):

@@ -506,7 +506,8 @@ TEST_F(NodeSide, ADirectoryWhoseEpilogGaveUpOnTheWarmLockGoesAtTheNextSweep) {
   }
   EXPECT_TRUE(Logged("epilog: job 70: "));
   EXPECT_TRUE(
-      Logged("; warm directory warm-70 still marked in use: the next hook's sweep takes it"));
+      Logged("; warm directory warm-70 not released: while still in use by this job, the "
+             "next hook's sweep takes it"));
   EXPECT_EQ(State("warm-70"), "inuse 70 " + digest_ + "\n");
   EXPECT_FALSE(Exists(Root() + "/jobs/70"));
 
