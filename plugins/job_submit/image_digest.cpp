@@ -31,13 +31,13 @@ struct Asker {
 
 // How long fini waits for the thread to end after cancelling its question. fini runs under
 // slurmctld's config, job, node and partition write locks (22.05: `scontrol reconfigure` or
-// SIGHUP after JobSubmitPlugins changed; any release: shutdown in builds with MEMORY_LEAK_DEBUG),
-// so it waits only as long as an idle thread takes to end. A question in flight (curl gives up
-// within about a second of the cancel; a name that resolves slowly, or a directory store on a hung
-// mount, not even then) is left to end by itself: the plugin is linked with -z nodelete, so its
-// code (and libcurl) stays mapped for that thread after Slurm unloads it, and the thread's flags
-// are its own.
-constexpr auto kFiniWait = std::chrono::milliseconds(250);
+// SIGHUP after JobSubmitPlugins changed; any release: shutdown in builds with MEMORY_LEAK_DEBUG).
+// Curl sees the cancel at its next progress call, about once a second while a silent store holds
+// the request, so the wait covers that; a name that resolves slowly or a directory store on a
+// hung mount does not end even then, and is left to end by itself: the plugin is linked with
+// -z nodelete, so its code (and libcurl) stays mapped for that thread after Slurm unloads it,
+// and the thread's flags are its own.
+constexpr auto kFiniWait = std::chrono::seconds(2);
 
 // Never destroyed: at shutdown slurmctld calls fini only in builds with MEMORY_LEAK_DEBUG and
 // otherwise ends with exit(), where destroying a std::thread that still runs calls std::terminate
@@ -153,9 +153,9 @@ bool stop_asking_store() {
     asker.join();
     return true;
   }
-  ctld::log_info(
-      "job_submit: the image store's question in flight did not end within %lld ms of fini; "
-      "the thread is left to end by itself",
+  ctld::log_error(
+      "job_submit: the image store's question in flight did not end within %lld s of fini (a "
+      "name that does not resolve, or a hung mount); the thread is left to end by itself",
       static_cast<long long>(kFiniWait.count()));
   asker.detach();
   return false;
