@@ -131,8 +131,8 @@ def test_a_hung_image_store_stalls_no_submission_and_its_jobs_run_once_it_answer
 
 def test_job_submit_reloaded_while_a_question_is_in_flight_asks_it_again(hung_store):
     """Slurm 22.05 reloads the job_submit plugins at `scontrol reconfigure` when JobSubmitPlugins
-    changed: fini, under slurmctld's write locks, then init. fini leaves a question in flight to
-    the image store to end by itself (it does not wait for the store under those locks), and the
+    changed: fini, under slurmctld's write locks, then init. fini cancels a question in flight to
+    the image store (it does not wait for the store's own timeouts under those locks), and the
     reloaded plugin asks it again: the job runs once the store answers."""
     c, store, original = hung_store
     job = c.sbatch("alice", "-p", "p4", "-n1", "--image=llama-train", script="true")
