@@ -119,8 +119,8 @@ std::optional<imagecache::ImageCache> open_cache(const Config& config, const Nod
 // it (root's, 0700: their users no longer reach them). Same file system, so a rename.
 std::string trash_dir(const NodePaths& p) { return p.warm + "/.trash"; }
 
-// Where a new warm directory NAME is made (create_warm_dir): TRASH/.new-NAME, which empty_trash
-// leaves alone.
+// Where a new warm directory NAME is made (create_warm_dir): TRASH/.new-NAME, which only the
+// sweep removes, under the lock (remove_trash_entries).
 constexpr std::string_view kStagingPrefix = ".new-";
 std::string staging_dir(const NodePaths& p, const std::string& name) {
   return trash_dir(p) + "/" + std::string(kStagingPrefix) + name;
@@ -194,12 +194,18 @@ std::optional<SweepCause> sweep_cause(const NodePaths& p,
   return state->value <= now ? std::optional(SweepCause::Expired) : std::nullopt;
 }
 
-// Removes the staging directories (create_warm_dir) that hooks killed while making a warm
-// directory left in the trash. Lock held: no staging directory is being made, so each one there
-// is a leftover, and an empty one (no one but root ever reached it), so this is quick.
-void remove_staging_leftovers(const NodePaths& p, Log log) {
+// Removes entries of the trash: the staging directories (create_warm_dir) when `staging`, every
+// other entry otherwise.
+//  - Staging directories, under the lock (the sweep): no staging directory is being made then, so
+//    each one there is what a hook killed while making a warm directory left, and an empty one
+//    (no one but root ever reached it), so this is quick.
+//  - The rest, after the lock (finish_after_lock): what the sweep moved there, and what a hook
+//  killed
+//    while removing it left (those another hook is removing now too: both get on with it, each
+//    name goes once). Not the staging directories, which a hook holding the lock may be making.
+void remove_trash_entries(const NodePaths& p, bool staging, Log log) {
   for (const std::string& name : names_in(trash_dir(p))) {
-    if (!name.starts_with(kStagingPrefix)) continue;
+    if (name.starts_with(kStagingPrefix) != staging) continue;
     const auto removed = remove_tree(trash_dir(p) + "/" + name);
     if (!removed) log("warm directory not removed completely: " + removed.error().to_string());
   }
@@ -211,14 +217,14 @@ void remove_staging_leftovers(const NodePaths& p, Log log) {
 std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
                                 const std::vector<std::string>& ended, int64_t now, Log log) {
   std::vector<Swept> swept;
-  remove_staging_leftovers(p, log);
+  remove_trash_entries(p, /*staging=*/true, log);
   bool trash_ok = false;
   for (const std::string& entry : names_in(p.warm)) {
     const std::string_view suffix = ".state";
     if (entry.size() <= suffix.size() || !entry.ends_with(suffix)) continue;
     const std::string name = entry.substr(0, entry.size() - suffix.size());
     if (name == keep || !warm::is_node_warm_name(name)) continue;
-    const std::string state_path = p.warm + "/" + name + ".state";
+    const std::string state_path = p.warm + "/" + entry;
     const auto state = read_state(state_path);
     const bool ended_early = std::find(ended.begin(), ended.end(), name) != ended.end();
     const std::optional<SweepCause> cause = sweep_cause(p, state, ended_early, now);
@@ -242,17 +248,6 @@ struct AfterLock {
   std::vector<std::pair<std::string, std::string>> unpins;  // digest, holder
   std::vector<Swept> swept;
 };
-
-// Removes every entry of the trash: those a hook killed while removing them left (those another
-// hook is removing now too: both get on with it, each name goes once). Not the warm directories
-// being made there (staging_dir, under the lock, which this does not hold).
-void empty_trash(const NodePaths& p, Log log) {
-  for (const std::string& name : names_in(trash_dir(p))) {
-    if (name.starts_with(kStagingPrefix)) continue;
-    const auto removed = remove_tree(trash_dir(p) + "/" + name);
-    if (!removed) log("warm directory not removed completely: " + removed.error().to_string());
-  }
-}
 
 // " expired: ", ...: what the sweep's log line says of why it took `s`.
 std::string sweep_reason(const Swept& s) {
@@ -301,7 +296,7 @@ void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock
     }
     log(line);
   }
-  empty_trash(p, log);
+  remove_trash_entries(p, /*staging=*/false, log);
 }
 
 // Creates the job's warm directory `dir`: made in the trash (root's, 0700: no one reaches it
