@@ -1,5 +1,6 @@
 """A small driver for Slurm's own commands, as users alice and bob would run them."""
 
+import contextlib
 import json
 import os
 import pathlib
@@ -71,6 +72,22 @@ class Cluster:
         out = self.run(["scontrol", *args])
         assert out.returncode == 0, f"scontrol {' '.join(args)} failed: {out.stderr}"
         return out.stdout
+
+    @contextlib.contextmanager
+    def slurm_conf_edited(self, edit):
+        """slurm.conf as `edit(text)` returns it, slurmctld reconfigured, for the block; then the
+        file back and slurmctld reconfigured again, however the block ends."""
+        path = self.dir / "etc" / "slurm.conf"
+        original = path.read_text()
+        edited = edit(original)
+        assert edited != original, "the edit changes nothing in slurm.conf"
+        path.write_text(edited)
+        try:
+            self.scontrol("reconfigure")
+            yield
+        finally:
+            path.write_text(original)
+            self.scontrol("reconfigure")
 
     def node_extra(self, node):
         """The node's Extra field ("" when unset): where shareq marks warm pools."""

@@ -137,25 +137,17 @@ def test_job_submit_reloaded_while_a_question_is_in_flight_asks_it_again(hung_st
     c, store, original = hung_store
     job = c.sbatch("alice", "-p", "p4", "-n1", "--image=llama-train", script="true")
     wait_until("slurmctld to ask the hung store", lambda: store.counts()[0] >= 1)
-    path = c.dir / "etc" / "slurm.conf"
-    slurm_conf = path.read_text()
-    assert "JobSubmitPlugins=shareq\n" in slurm_conf
     offset = c.log_offset()
-    path.write_text(slurm_conf.replace("JobSubmitPlugins=shareq\n",
-                                       "JobSubmitPlugins=shareq,logging\n"))
-    try:
-        # A question in flight (a connection the store holds open) when fini runs.
-        wait_until("a question to the store in flight",
-                   lambda: store.counts()[0] > store.counts()[1])
-        c.scontrol("reconfigure")
+    # A question in flight (a connection the store holds open) when fini runs.
+    wait_until("a question to the store in flight",
+               lambda: store.counts()[0] > store.counts()[1])
+    with c.slurm_conf_edited(lambda text: text.replace("JobSubmitPlugins=shareq\n",
+                                                        "JobSubmitPlugins=shareq,logging\n")):
         wait_until("job_submit/shareq to be loaded again",
                    lambda: "shareq: job_submit: loaded" in c.log_since(offset))
         assert c.job_state(job) == "PENDING"
         c.install_shareq_conf(original)  # the store answers
         c.wait_state(job, "COMPLETED", timeout=180)
-    finally:
-        path.write_text(slurm_conf)
-        c.scontrol("reconfigure")
 
 
 def test_an_unpublished_image_waits_with_the_stores_answer_and_runs_once_published(clean_queue):

@@ -5,7 +5,6 @@ itself under test) and restores the cluster's file afterwards. Node-unit jobs us
 that one job is one node, as on a GPU cluster where jobs take whole instances.
 """
 
-import contextlib
 import re
 import time
 import uuid
@@ -282,26 +281,18 @@ def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     assert int(line[1]) == sum(int(x) for x in line[2:]), line
 
 
-@contextlib.contextmanager
-def private_jobs(c):
-    """slurm.conf's PrivateData=jobs for the block (slurmctld reconfigured), then the file back."""
-    path = c.dir / "etc" / "slurm.conf"
-    original = path.read_text()
-    assert "PrivateData" not in original, "the cluster's slurm.conf already sets PrivateData"
-    path.write_text(original + "PrivateData=jobs\n")
-    try:
-        c.scontrol("reconfigure")
-        yield
-    finally:
-        path.write_text(original)
-        c.scontrol("reconfigure")
+def with_private_jobs(text):
+    """slurm.conf's text with PrivateData=jobs."""
+    assert "PrivateData" not in text, "the cluster's slurm.conf already sets PrivateData"
+    return text + "PrivateData=jobs\n"
 
 
 @pytest.mark.every_release
 def test_sprio_with_private_data_shows_own_jobs_and_those_of_coordinated_accounts(shares):
     """PrivateData=jobs: sprio shows a user their own jobs and those of the accounts they
-    coordinate, as multifactor does; root sees all. priority/shareq decides this, once per
-    question per sprio call."""
+    coordinate, as multifactor does; root sees all. priority/shareq decides this, asking once
+    per sprio call whether the caller is an operator, once per account whether they coordinate
+    it."""
     c = shares
     coordinator = ["coordinator", "account=prodexp2", "names=alice"]
     c.run(["sacctmgr", "-i", "delete", *coordinator])  # what an aborted run may have left
@@ -322,7 +313,7 @@ def test_sprio_with_private_data_shows_own_jobs_and_those_of_coordinated_account
         return {int(i) for i in out.stdout.split()} & pending
 
     wait_until("the three jobs in sprio", lambda: shown_to("root") == pending)
-    with private_jobs(c):
+    with c.slurm_conf_edited(with_private_jobs):
         wait_until("alice to see only her own job", lambda: shown_to("alice") == {alices})
         assert shown_to("bob") == {bobs, bobs_research}
         assert shown_to("root") == pending
