@@ -249,6 +249,43 @@ struct AfterLock {
   std::vector<Swept> swept;
 };
 
+// The warm directories' pins of images (holder warm-N), listed before the warm lock: none when
+// the node's image cache has no pins or cannot be used.
+std::vector<imagecache::Pin> pool_pins(const Config& config, const NodePaths& p,
+                                       std::optional<imagecache::ImageCache>& cache) {
+  if (!exists(p.cache + "/pins")) return {};
+  if (!cache) cache = open_cache(config, p, nullptr);
+  if (!cache) return {};
+  Result<std::vector<imagecache::Pin>> pins = cache->pins();
+  if (!pins) return {};
+  std::vector<imagecache::Pin> pools;
+  for (imagecache::Pin& pin : std::move(pins).value()) {
+    if (warm::is_node_warm_name(pin.holder)) pools.push_back(std::move(pin));
+  }
+  return pools;
+}
+
+// Under the warm lock, before this hook changes any state: leaves in `after` the unpin of each
+// pool pin in `pins` (listed before the lock) that its warm directory's state does not name. A
+// state names the image its pool keeps; the sweep and the epilog unpin only that one, so such a
+// pin is one that a hook killed between the lock and its unpins left (or an earlier shareq), and
+// no eviction could ever take its image. Listed before the lock, `pins` holds no pin a hook takes
+// while this one waits for the lock; one that hook then gives up again is only unpinned twice.
+void release_pool_pins_no_state_names(const NodePaths& p, const std::vector<imagecache::Pin>& pins,
+                                      AfterLock& after, const std::string& phase, Log log) {
+  for (const imagecache::Pin& pin : pins) {
+    const auto state = read_state(p.warm + "/" + pin.holder + ".state");
+    if (state && state->digest == pin.digest) continue;
+    const std::string names =
+        !state ? "has no state" : "names " + (state->digest.empty() ? "no image" : state->digest);
+    std::string line = phase + ": image " + pin.digest;
+    line.append(" was still pinned by warm directory ").append(pin.holder);
+    line.append(", which ").append(names).append(": releasing the pin");
+    log(line);
+    after.unpins.emplace_back(pin.digest, pin.holder);
+  }
+}
+
 // " expired: ", ...: what the sweep's log line says of why it took `s`.
 std::string sweep_reason(const Swept& s) {
   switch (s.cause) {
@@ -323,7 +360,8 @@ std::string create_warm_dir(const NodePaths& p, const JobFacts& job, const std::
 // directory reopened for a job of another image (the pool's tag now names another digest, or the
 // job has none) no longer keeps the pool's image: its pin goes in `after`, since the sweep and the
 // epilog unpin only the digest the state names (a hook killed between the lock and its unpins
-// still leaves such a pin, as it leaves a swept directory's).
+// leaves such a pin, as it leaves a swept directory's: the next hook releases it,
+// release_pool_pins_no_state_names).
 std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
                           AfterLock& after, Log log) {
   const std::string dir = p.warm + "/" + job.warm_name;
@@ -511,6 +549,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
       log("prolog: job " + std::to_string(job.job_id) + ": " + out.error);
     }
   }
+  const std::vector<imagecache::Pin> pins = pool_pins(config, p, cache);
   AfterLock after;
   {
     Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait);
@@ -521,6 +560,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
         out.error = "warm directory " + job.warm_name + ": " + lock.error().message;
       }
     } else {
+      release_pool_pins_no_state_names(p, pins, after, "prolog", log);
       if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
         out.error = open_warm_dir(p, job, out.digest, after, log);
         if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
@@ -617,6 +657,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
     }
     if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
   }
+  const std::vector<imagecache::Pin> pins = pool_pins(config, p, cache);
   AfterLock after;
   if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait); !lock) {
     log("epilog: job " + std::to_string(job.job_id) + ": " + lock.error().message +
@@ -625,6 +666,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
                                  " not released: while still in use by this job, the next "
                                  "hook's sweep takes it"));
   } else {
+    release_pool_pins_no_state_names(p, pins, after, "epilog", log);
     if (!warm_name.empty()) release_warm_dir(p, job, warm_name, digest, pinned, now, after, log);
     after.swept = sweep_locked(p, "", job.warm_ended, now, log);
   }

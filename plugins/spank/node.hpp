@@ -18,6 +18,9 @@
 //   Both first check that the outcomes in JOBS belong to this boot of the node (JOBS/.boot):
 //     after a reboot no epilog ends the jobs that were running, so the first hook forgets their
 //     outcomes and unpins their "job-ID" pins, and the sweep takes their warm directories.
+//   Both also release the pools' pins ("warm-ORIGIN") that no warm directory's state names (a
+//     hook killed between the warm lock and its unpins left them), so that every pool pin
+//     belongs to a warm directory the sweep will end.
 //
 // Layout beside ImageCacheDir (ROOT = its parent directory; "%n" in ImageCacheDir is the node
 // name, so that several slurmd on one host keep separate caches):

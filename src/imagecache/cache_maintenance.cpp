@@ -70,6 +70,20 @@ Result<std::vector<std::string>> ImageCache::holders(std::string_view digest) co
   return fs::list_dir(pin_dir(digest));
 }
 
+Result<std::vector<Pin>> ImageCache::pins() const {
+  Result<std::vector<std::string>> digests = fs::list_dir(options_.cache_dir + "/pins");
+  if (!digests) return digests.error();
+  std::vector<Pin> pins;
+  for (const std::string& digest : digests.value()) {
+    if (!warm::is_sha256_hex(digest, false)) continue;
+    Result<std::vector<std::string>> holders = fs::list_dir(pin_dir(digest));
+    if (!holders) continue;
+    for (std::string& holder : std::move(holders).value())
+      pins.push_back({digest, std::move(holder)});
+  }
+  return pins;
+}
+
 Result<std::vector<warm::CacheEntry>> ImageCache::entries() const {
   Result<std::vector<std::string>> names = fs::list_dir(options_.cache_dir + "/sha256");
   if (!names) return names.error();

@@ -55,6 +55,12 @@ struct CacheOptions {
   static CacheOptions from_config(const Config& config);
 };
 
+// One pin: `holder` keeps the image `digest` (pins/<digest>/<holder>).
+struct Pin {
+  std::string digest;
+  std::string holder;
+};
+
 struct CachedImage {
   std::string name;    // as the job asked
   std::string digest;  // 64 lower-case hex
@@ -99,6 +105,9 @@ class ImageCache {
   Result<bool> unpin(std::string_view digest, std::string_view holder) const;
   // The holders pinning `digest`, sorted.
   [[nodiscard]] Result<std::vector<std::string>> holders(std::string_view digest) const;
+  // Every pin, by digest and then holder. A digest whose pins go while it is listed is left out.
+  // Errors: pins/ cannot be listed.
+  [[nodiscard]] Result<std::vector<Pin>> pins() const;
 
   // The cached images: digest, size, last use (mtime), pinned.
   [[nodiscard]] Result<std::vector<warm::CacheEntry>> entries() const;

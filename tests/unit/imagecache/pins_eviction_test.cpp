@@ -1,4 +1,6 @@
 // Pins (per holder, on disk) and LRU eviction under ImageCacheSize.
+#include <tuple>
+
 #include "cache_fixture.hpp"
 
 namespace shareq::imagecache::testing {
@@ -44,6 +46,23 @@ TEST_F(PinsEvictionTest, PinAndUnpinPerHolder) {
   EXPECT_TRUE(cache_->unpin(a, "wp-7").value());
   EXPECT_TRUE(cache_->holders(a).value().empty());
   EXPECT_TRUE(List(tmp_.path() + "/cache/pins").empty()) << "the last unpin removes the folder";
+}
+
+TEST_F(PinsEvictionTest, EveryPinIsListedByDigestThenHolder) {
+  std::vector<Pin> expected = {
+      {digest_["a"], "job-1"}, {digest_["a"], "warm-7"}, {digest_["b"], "job-2"}};
+  for (const Pin& pin : expected) ASSERT_TRUE(cache_->pin(pin.digest, pin.holder));
+  ::mkdir((tmp_.path() + "/cache/pins/not-a-digest").c_str(), 0755);  // skipped
+  std::sort(expected.begin(), expected.end(), [](const Pin& x, const Pin& y) {
+    return std::tie(x.digest, x.holder) < std::tie(y.digest, y.holder);
+  });
+  Result<std::vector<Pin>> pins = cache_->pins();
+  ASSERT_TRUE(pins) << pins.error().to_string();
+  ASSERT_EQ(pins.value().size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(pins.value()[i].digest, expected[i].digest) << i;
+    EXPECT_EQ(pins.value()[i].holder, expected[i].holder) << i;
+  }
 }
 
 TEST_F(PinsEvictionTest, PinsRejectBadArguments) {

@@ -375,6 +375,39 @@ TEST_F(NodeSide, AnOrphanedWarmDirectoryReopenedForAnotherImageLetsTheOldImageGo
   EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-26"});  // the pool's pin gone
 }
 
+// A hook killed between the warm lock and its unpins leaves a pool pin that no warm directory's
+// state names: its sweep had taken the directory (state gone), or its prolog had reopened the
+// directory for another image. No eviction could take that image. The next hook releases such
+// pins, and only those: a pool's pin of the image its state names, and the jobs' pins, stay.
+TEST_F(NodeSide, APoolPinNoWarmDirectoryStateNamesIsReleasedByTheNextHook) {
+  Prolog(Job(80, "img", "warm-80", 300));
+  Epilog(Job(80, "img", "warm-80", 300));
+  Prolog(Job(81, "img", "warm-81", 300));
+  Epilog(Job(81, "img", "warm-81", 300));
+  ASSERT_EQ(Holders(digest_), (std::vector<std::string>{"warm-80", "warm-81"}));
+  // A prolog killed after it reopened warm-81 for another image, before it let img go.
+  Prolog(Job(82, "other", "warm-81", 300), kNow + 10);
+  WriteFile(Root() + "/images/pins/" + digest_ + "/warm-81", "");
+  // A sweep killed after it moved warm-80 into the trash, before it unpinned its image.
+  ASSERT_EQ(::rename(Warm("warm-80").c_str(), (Trash() + "/warm-80.killed").c_str()), 0);
+  ASSERT_EQ(::unlink((Warm("warm-80") + ".state").c_str()), 0);
+  ASSERT_EQ(Holders(digest_), (std::vector<std::string>{"warm-80", "warm-81"}));
+
+  Prolog(Job(83, "img"), kNow + 20);
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-83"});
+  EXPECT_TRUE(Logged("prolog: image " + digest_ +
+                     " was still pinned by warm directory warm-80, which has no state: "
+                     "releasing the pin"));
+  EXPECT_TRUE(Logged("prolog: image " + digest_ +
+                     " was still pinned by warm directory warm-81, which names " + other_digest_ +
+                     ": releasing the pin"));
+
+  Epilog(Job(82, "other", "warm-81", 300), kNow + 30);
+  Epilog(Job(84), kNow + 40);
+  EXPECT_EQ(Holders(other_digest_), std::vector<std::string>{"warm-81"});
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-83"});
+}
+
 TEST_F(NodeSide, EpilogWithoutKeepAliveRemovesTheWarmDirectoryAndUnpinsEverything) {
   Prolog(Job(11, "img", "warm-11"));
   WriteFile(Warm("warm-11") + "/data", "x");
