@@ -20,16 +20,20 @@ bool reset_by_slurm(const JobRecord* job) {
 
 }  // namespace
 
-void keep_wait_reason(uint32_t job_id, const std::string& words) {
+bool keep_wait_reason(uint32_t job_id, const std::string& words) {
   WaitReasonsPart& w = part();
   const RankedLock lock(w.mutex);
-  w.words[job_id] = words;
+  const auto [kept, added] = w.words.try_emplace(job_id, words);
+  if (added) return true;
+  if (kept->second == words) return false;
+  kept->second = words;
+  return true;
 }
 
-void forget_wait_reason(uint32_t job_id) {
+bool forget_wait_reason(uint32_t job_id) {
   WaitReasonsPart& w = part();
   const RankedLock lock(w.mutex);
-  w.words.erase(job_id);
+  return w.words.erase(job_id) > 0;
 }
 
 bool restore_wait_reason(JobRecord* job) {

@@ -28,10 +28,15 @@ namespace shareq::ctld {
 
 using JobRecord = struct job_record;
 
-SHAREQ_CTLD_API void keep_wait_reason(uint32_t job_id, const std::string& words);
-SHAREQ_CTLD_API void forget_wait_reason(uint32_t job_id);
+// Keeps `words` for the job. True when they differ from the words kept for it before (none
+// counts as different).
+SHAREQ_CTLD_API bool keep_wait_reason(uint32_t job_id, const std::string& words);
+// Forgets the job's words. True when some were kept.
+SHAREQ_CTLD_API bool forget_wait_reason(uint32_t job_id);
 // Puts the kept words back on a pending job whose reason Slurm reset (Resources, Priority or
-// none, with no words of its own). True when it changed the job.
+// none, with no words of its own). True when it changed the job. Not a change of the job table
+// for Slurm's purposes (last_job_update): Slurm sets reasons without one, and the words are
+// those the job had.
 SHAREQ_CTLD_API bool restore_wait_reason(JobRecord* job);
 // Forgets every job not in `pending`.
 SHAREQ_CTLD_API void wait_reasons_keep_pending(std::vector<uint32_t> pending);

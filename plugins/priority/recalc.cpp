@@ -256,7 +256,7 @@ void reprioritize(const std::shared_ptr<const ctld::LoadedConfig>& config, int64
   list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job)) continue;
-    if (!SHAREQ_SLURM_SELECT_REASON_KEPT && ctld::restore_wait_reason(job)) last_job_update = now;
+    if (!SHAREQ_SLURM_SELECT_REASON_KEPT) (void)ctld::restore_wait_reason(job);
     pending_ids.push_back(job->job_id);
     auto p = ctld::pending_job(*config, job, now);
     if (p && p->share < highest.size()) {

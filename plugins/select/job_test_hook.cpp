@@ -148,22 +148,33 @@ int start_on_pool(const JobTestArgs& a, uint64_t pool, const ctld::RunningSnapsh
   return SLURM_ERROR;
 }
 
+// shareq's words for a refused job (squeue's reason). last_job_update moves only when the words
+// change: Slurm's backfill breaks its cycle off when it moved while the cycle had released the
+// locks (unless bf_continue), and from 23.02 Slurm resets a refused job's reason at every
+// scheduling pass (SHAREQ_SLURM_SELECT_REASON_KEPT), so writing the same words back each pass must
+// not count as a change (Slurm itself sets reasons without one).
 void set_wait_reason(job_record_t* job, const std::string& text) {
   const std::string words = text.rfind("shareq", 0) == 0 ? text : "shareq: " + text;
-  if (!SHAREQ_SLURM_SELECT_REASON_KEPT) ctld::keep_wait_reason(job->job_id, words);
-  if (job->state_reason == kShareqReason && job->state_desc != nullptr &&
-      words == job->state_desc) {
-    return;
-  }
+  const bool shown =
+      job->state_reason == kShareqReason && job->state_desc != nullptr && words == job->state_desc;
+  const bool changed =
+      SHAREQ_SLURM_SELECT_REASON_KEPT ? !shown : ctld::keep_wait_reason(job->job_id, words);
+  if (shown) return;
   xfree(job->state_desc);
   job->state_desc = xstrdup(words.c_str());
   job->state_reason = kShareqReason;
-  last_job_update = time(nullptr);
+  if (changed) last_job_update = time(nullptr);
 }
 
+// Takes shareq's words off a job it lets through. Where kShareqReason is Slurm's own Resources
+// (from 23.02), a job shareq kept no words for keeps Slurm's reason.
 void clear_wait_reason(job_record_t* job) {
-  if (!SHAREQ_SLURM_SELECT_REASON_KEPT) ctld::forget_wait_reason(job->job_id);
-  if (job->state_reason != kShareqReason) return;
+  if (SHAREQ_SLURM_SELECT_REASON_KEPT) {
+    if (job->state_reason != kShareqReason) return;
+  } else if (!ctld::forget_wait_reason(job->job_id) || job->state_reason != kShareqReason ||
+             job->state_desc == nullptr) {
+    return;  // Slurm's own Resources, or shareq's words already reset by Slurm
+  }
   job->state_reason = WAIT_NO_REASON;
   xfree(job->state_desc);
   last_job_update = time(nullptr);
