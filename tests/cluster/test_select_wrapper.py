@@ -2,7 +2,7 @@
 
 import pytest
 
-from slurm import wait_until
+from slurm import parse_scontrol_record, wait_until
 
 # cons_tres's own behaviour must hold with and without the wrapper.
 pytestmark = pytest.mark.stock_too
@@ -33,6 +33,29 @@ def test_gpu_job_on_two_nodes_gets_eight_gpus_each(clean_queue):
     assert "gres/gpu=16" in alloc_tres(info)
     lines = out.read_text().split("\n")
     assert sum(1 for line in lines if line.endswith("0,1,2,3,4,5,6,7")) == 2, lines
+
+
+@pytest.mark.every_release
+def test_a_reservation_by_node_count_in_a_gpu_partition_is_made_and_used(clean_queue):
+    """`scontrol create reservation NodeCnt=1` in a family's partition. From 23.02 Slurm picks a
+    reservation's nodes through select's job_test, with a stand-in record of no job (id 0, no
+    account): shareq must leave that to cons_tres, not refuse it as a job of no share ("Requested
+    nodes are busy"). A job of a share then runs on the reserved node."""
+    c = clean_queue
+    name = "shareq_nodecnt"
+    c.run(["scontrol", "delete", f"ReservationName={name}"])  # left by an aborted run
+    made = c.run(["scontrol", "create", "reservation", f"ReservationName={name}",
+                  "StartTime=now", "Duration=10", "NodeCnt=1", "PartitionName=p5", "Users=bob"])
+    try:
+        assert made.returncode == 0, made.stderr
+        resv = parse_scontrol_record(c.scontrol("-o", "show", "reservation", name).splitlines()[0])
+        assert resv["NodeCnt"] == "1", resv
+        job = c.sbatch("bob", "-A", "research", "-p", "p5", f"--reservation={name}",
+                       "--gres=gpu:2", script="true")
+        info = c.wait_state(job, "COMPLETED")
+        assert info["NodeList"] == resv["Nodes"], (info, resv)
+    finally:
+        c.run(["scontrol", "delete", f"ReservationName={name}"])
 
 
 def test_gpus_flag_is_honoured(clean_queue):
