@@ -17,7 +17,8 @@ void report_state_write(bool error, const std::string& message) {
 
 }  // namespace
 
-ControllerState::ControllerState() : writer(&report_state_write), digests(*new DigestPart) {
+ControllerState::ControllerState()
+    : writer(&report_state_write), config(*new ConfigPart), digests(*new DigestPart) {
   set_lock_order_reporter(&report_to_slurm_log);
 }
 

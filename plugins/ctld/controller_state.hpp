@@ -140,7 +140,9 @@ class SHAREQ_CTLD_API ControllerState {
   ControllerState& operator=(const ControllerState&) = delete;
 
   StateWriter writer;  // first: destroyed last, after the parts that queue saves
-  ConfigPart config;
+  // Never destroyed: job_submit's thread, which slurmctld never stops on its way out of 24.11
+  // (its fini runs only in builds with MEMORY_LEAK_DEBUG), reads it for each question it asks.
+  ConfigPart& config;
   UsageStore usage;
   RunningJobsPart jobs;
   ClaimsPart claims;

@@ -41,8 +41,9 @@ constexpr auto kFiniWait = std::chrono::seconds(2);
 
 // Never destroyed: at shutdown slurmctld calls fini only in builds with MEMORY_LEAK_DEBUG and
 // otherwise ends with exit(), where destroying a std::thread that still runs calls std::terminate
-// (a SIGABRT at every shutdown). The thread may still wait for a question then, on a queue that
-// is never destroyed either (ControllerState::digests).
+// (a SIGABRT at every shutdown). The thread may still wait for a question then, or ask one, on a
+// queue and with a shareq.conf that are never destroyed either (ControllerState::digests and
+// ::config).
 std::thread& asker = *new std::thread;
 std::shared_ptr<Asker>& asker_state = *new std::shared_ptr<Asker>;
 
