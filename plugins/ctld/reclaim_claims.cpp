@@ -106,6 +106,15 @@ void claim_ended(uint32_t job_id) {
   }
 }
 
+void claims_unload() {
+  flush_state_saves();
+  ClaimsPart& c = controller_state().claims;
+  const RankedLock lock(c.mutex);
+  c.loaded = false;
+  c.claims.clear();
+  ++c.version;
+}
+
 void claims_keep_pending(std::vector<uint32_t> pending) {
   ClaimsPart& c = controller_state().claims;
   const RankedLock lock(c.mutex);

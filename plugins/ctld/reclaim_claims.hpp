@@ -40,6 +40,9 @@ SHAREQ_CTLD_API bool reclaim_in_flight(uint32_t job_id, int64_t now);
 // PreemptGraceTime, or listed as RUNNING again after a slurmctld crash lost its preemption (the
 // claim, saved at once, outlived Slurm's own state). false without a claim.
 SHAREQ_CTLD_API bool claim_victims_running(uint32_t job_id);
+// Forgets the claims in memory, as a slurmctld restart does: the next call reads the state file
+// again (what was queued for it is written first).
+SHAREQ_CTLD_API void claims_unload();
 // Changes with every claim recorded, ended or expired (expiry is seen at the next call of
 // reclaim_in_flight or decision_snapshot): for caches of what claims decide.
 SHAREQ_CTLD_API uint64_t claims_version();

@@ -24,7 +24,6 @@
 #include "slurmctld_headers.hpp"
 #include "slurm_lock_guards.hpp"
 #include "sprio_factors.h"
-#include "state_writer.hpp"
 #include "usage_store.hpp"
 #include "wait_reasons.hpp"
 #include "warm_pools.hpp"
@@ -472,7 +471,12 @@ void stop_recalc() {
       if (auto why = ctld::usage_store().save(path)) log_error("priority: %s", why->c_str());
     }
   }
-  ctld::flush_state_saves();  // warm pools and reclaims in flight, written off the locks
+  // Warm pools and reclaims in flight are written off the locks: on disk now, and read again at
+  // their next use. With a backup controller slurmctld calls fini when it hands control back to
+  // another controller and init when it takes over again, in the same process; what the other
+  // controller saved meanwhile is what counts then.
+  ctld::warm_unload();
+  ctld::claims_unload();
 }
 
 void wake_recalc() {
