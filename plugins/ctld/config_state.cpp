@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kLastGoodFile = "shareq_conf_last_good";
 
 ConfigHolder& process_holder() {
-  ConfigPart& part = controller_state().config;
+  ConfigPart& part = config_part();
   std::call_once(part.made, [&] {
     ConfigHolder::LastGoodCopy last_good{
         state_file_path(kLastGoodFile), [](const std::string& path, std::string text) {

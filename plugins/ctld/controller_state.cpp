@@ -17,8 +17,7 @@ void report_state_write(bool error, const std::string& message) {
 
 }  // namespace
 
-ControllerState::ControllerState()
-    : writer(&report_state_write), config(*new ConfigPart), digests(*new DigestPart) {
+ControllerState::ControllerState() : writer(&report_state_write), digests(*new DigestPart) {
   set_lock_order_reporter(&report_to_slurm_log);
 }
 
@@ -26,6 +25,11 @@ ControllerState& controller_state() {
   // Destroyed when the library unloads: the writer writes what is queued and joins its thread.
   static ControllerState state;
   return state;
+}
+
+ConfigPart& config_part() {
+  static ConfigPart& part = *new ConfigPart;
+  return part;
 }
 
 UsageStore& usage_store() { return controller_state().usage; }

@@ -140,9 +140,6 @@ class SHAREQ_CTLD_API ControllerState {
   ControllerState& operator=(const ControllerState&) = delete;
 
   StateWriter writer;  // first: destroyed last, after the parts that queue saves
-  // Never destroyed: job_submit's thread, which slurmctld never stops on its way out of 24.11
-  // (its fini runs only in builds with MEMORY_LEAK_DEBUG), reads it for each question it asks.
-  ConfigPart& config;
   UsageStore usage;
   RunningJobsPart jobs;
   ClaimsPart claims;
@@ -157,5 +154,11 @@ class SHAREQ_CTLD_API ControllerState {
 
 // The one ControllerState of this process (made at the first call).
 SHAREQ_CTLD_API ControllerState& controller_state();
+
+// config_state.cpp's part, apart from the ControllerState and never destroyed: job_submit's
+// thread, which slurmctld never stops on its way out of 24.11 (its fini runs only in builds with
+// MEMORY_LEAK_DEBUG), reads shareq.conf for each question it asks, also after exit() destroyed
+// the ControllerState.
+SHAREQ_CTLD_API ConfigPart& config_part();
 
 }  // namespace shareq::ctld

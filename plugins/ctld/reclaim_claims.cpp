@@ -107,9 +107,9 @@ void claim_ended(uint32_t job_id) {
 }
 
 void claims_unload() {
-  flush_state_saves();
   ClaimsPart& c = controller_state().claims;
   const RankedLock lock(c.mutex);
+  flush_state_saves();  // under the mutex, under which saves are queued: none comes in between
   c.loaded = false;
   c.claims.clear();
   ++c.version;

@@ -35,8 +35,9 @@ SHAREQ_CTLD_API bool keep_wait_reason(uint32_t job_id, const std::string& words)
 SHAREQ_CTLD_API bool forget_wait_reason(uint32_t job_id);
 // Puts the kept words back on a pending job whose reason Slurm reset (Resources, Priority or
 // none, with no words of its own). True when it changed the job. Not a change of the job table
-// for Slurm's purposes (last_job_update): Slurm sets reasons without one, and the words are
-// those the job had.
+// for Slurm's purposes (last_job_update): select_nodes() resets the words without one, and these
+// are the words the job had. (A client that caches by update time, `squeue -i`, may show the
+// reset reason until the next change.)
 SHAREQ_CTLD_API bool restore_wait_reason(JobRecord* job);
 // Forgets every job not in `pending`.
 SHAREQ_CTLD_API void wait_reasons_keep_pending(std::vector<uint32_t> pending);

@@ -469,12 +469,15 @@ void warm_periodic(int64_t now) {
 }
 
 void warm_unload() {
-  flush_state_saves();  // what was queued for the state file is on disk before the registry goes
   const RankedLock lock(part().mutex);
+  // What was queued for the state file is on disk before the registry goes, and nothing is
+  // queued in between (saves are queued under this mutex).
+  flush_state_saves();
   part().registry.reset();
   part().config_version = 0;
   part().reserved_since.clear();
   part().waiting.store(-1, std::memory_order_release);
+  set_reserved_pools({});  // the next use reads the file and publishes them again
 }
 
 }  // namespace shareq::ctld

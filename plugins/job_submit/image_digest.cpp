@@ -43,7 +43,7 @@ constexpr auto kFiniWait = std::chrono::seconds(2);
 // otherwise ends with exit(), where destroying a std::thread that still runs calls std::terminate
 // (a SIGABRT at every shutdown). The thread may still wait for a question then, or ask one, on a
 // queue and with a shareq.conf that are never destroyed either (ControllerState::digests and
-// ::config).
+// config_part()).
 std::thread& asker = *new std::thread;
 std::shared_ptr<Asker>& asker_state = *new std::shared_ptr<Asker>;
 

@@ -435,6 +435,10 @@ uint32_t priority_of(job_record_t* job) {
 }
 
 bool start_recalc() {
+  // Taking over (again, with a backup controller): read what the files hold now, not what a
+  // call served after this controller last handed control back read then (see stop_recalc).
+  ctld::warm_unload();
+  ctld::claims_unload();
   const std::string path = state_path();
   if (!path.empty()) {
     std::error_code missing;

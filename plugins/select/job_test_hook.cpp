@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "cons_tres.hpp"
@@ -152,7 +153,7 @@ int start_on_pool(const JobTestArgs& a, uint64_t pool, const ctld::RunningSnapsh
 // change: Slurm's backfill breaks its cycle off when it moved while the cycle had released the
 // locks (unless bf_continue), and from 23.02 Slurm resets a refused job's reason at every
 // scheduling pass (SHAREQ_SLURM_SELECT_REASON_KEPT), so writing the same words back each pass must
-// not count as a change (Slurm itself sets reasons without one).
+// not count as a change (select_nodes() sets Resources after a refusal without one either).
 void set_wait_reason(job_record_t* job, const std::string& text) {
   const std::string words = text.rfind("shareq", 0) == 0 ? text : "shareq: " + text;
   const bool shown =
@@ -167,13 +168,17 @@ void set_wait_reason(job_record_t* job, const std::string& text) {
 }
 
 // Takes shareq's words off a job it lets through. Where kShareqReason is Slurm's own Resources
-// (from 23.02), a job shareq kept no words for keeps Slurm's reason.
+// (from 23.02), only words of shareq's are taken off (kept ones, or ones a restart of slurmctld
+// brought back from its state): Slurm's own reason stays.
 void clear_wait_reason(job_record_t* job) {
   if (SHAREQ_SLURM_SELECT_REASON_KEPT) {
     if (job->state_reason != kShareqReason) return;
-  } else if (!ctld::forget_wait_reason(job->job_id) || job->state_reason != kShareqReason ||
-             job->state_desc == nullptr) {
-    return;  // Slurm's own Resources, or shareq's words already reset by Slurm
+  } else {
+    (void)ctld::forget_wait_reason(job->job_id);
+    if (job->state_reason != kShareqReason || job->state_desc == nullptr ||
+        std::string_view(job->state_desc).rfind("shareq", 0) != 0) {
+      return;
+    }
   }
   job->state_reason = WAIT_NO_REASON;
   xfree(job->state_desc);

@@ -247,42 +247,40 @@ std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
 struct AfterLock {
   std::vector<std::pair<std::string, std::string>> unpins;  // digest, holder
   std::vector<Swept> swept;
+  // Pool pins no state names (release_pool_pins_no_state_names), each with the start of the
+  // line that says so once it is released.
+  struct LeakedPin {
+    imagecache::Pin pin;
+    std::string line;
+  };
+  std::vector<LeakedPin> leaked_pins;
 };
 
-// The warm directories' pins of images (holder warm-N), listed before the warm lock: none when
-// the node's image cache has no pins or cannot be used.
-std::vector<imagecache::Pin> pool_pins(const Config& config, const NodePaths& p,
-                                       std::optional<imagecache::ImageCache>& cache) {
-  if (!exists(p.cache + "/pins")) return {};
+// Under the warm lock, before this hook changes any state: leaves in `after` the release of each
+// pool pin (holder warm-N) that its warm directory's state does not name. A state names the image
+// its pool keeps, and the sweep and the epilog unpin only that one, so such a pin is one that a
+// hook killed between the lock and its unpins left (or an earlier shareq), and no eviction could
+// ever take its image. Listed under the lock (a directory listing: no image's lock is waited
+// for), so a pin another hook released before is not seen, and one an epilog took for its pool
+// before the lock is named by the state ("inuse JOB DIGEST"). Nothing when the node's image cache
+// has no pins or cannot be used.
+void release_pool_pins_no_state_names(const Config& config, const NodePaths& p,
+                                      std::optional<imagecache::ImageCache>& cache,
+                                      AfterLock& after, const std::string& phase) {
+  if (!exists(p.cache + "/pins")) return;
   if (!cache) cache = open_cache(config, p, nullptr);
-  if (!cache) return {};
+  if (!cache) return;
   Result<std::vector<imagecache::Pin>> pins = cache->pins();
-  if (!pins) return {};
-  std::vector<imagecache::Pin> pools;
+  if (!pins) return;
   for (imagecache::Pin& pin : std::move(pins).value()) {
-    if (warm::is_node_warm_name(pin.holder)) pools.push_back(std::move(pin));
-  }
-  return pools;
-}
-
-// Under the warm lock, before this hook changes any state: leaves in `after` the unpin of each
-// pool pin in `pins` (listed before the lock) that its warm directory's state does not name. A
-// state names the image its pool keeps; the sweep and the epilog unpin only that one, so such a
-// pin is one that a hook killed between the lock and its unpins left (or an earlier shareq), and
-// no eviction could ever take its image. Listed before the lock, `pins` holds no pin a hook takes
-// while this one waits for the lock; one that hook then gives up again is only unpinned twice.
-void release_pool_pins_no_state_names(const NodePaths& p, const std::vector<imagecache::Pin>& pins,
-                                      AfterLock& after, const std::string& phase, Log log) {
-  for (const imagecache::Pin& pin : pins) {
+    if (!warm::is_node_warm_name(pin.holder)) continue;
     const auto state = read_state(p.warm + "/" + pin.holder + ".state");
     if (state && state->digest == pin.digest) continue;
-    const std::string names =
-        !state ? "has no state" : "names " + (state->digest.empty() ? "no image" : state->digest);
     std::string line = phase + ": image " + pin.digest;
-    line.append(" was still pinned by warm directory ").append(pin.holder);
-    line.append(", which ").append(names).append(": releasing the pin");
-    log(line);
-    after.unpins.emplace_back(pin.digest, pin.holder);
+    line.append(" was still pinned by warm directory ").append(pin.holder).append(", which ");
+    line.append(!state ? "has no state"
+                       : "names " + (state->digest.empty() ? "no image" : state->digest));
+    after.leaked_pins.push_back({std::move(pin), std::move(line)});
   }
 }
 
@@ -312,6 +310,16 @@ void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock
     return unpinned ? std::string() : unpinned.error().message;
   };
   for (const auto& [digest, holder] : after.unpins) (void)unpin(digest, holder);
+  for (const AfterLock::LeakedPin& leaked : after.leaked_pins) {
+    if (!cache) cache = open_cache(config, p, nullptr);
+    if (!cache) break;
+    const Result<bool> unpinned = cache->unpin(leaked.pin.digest, leaked.pin.holder);
+    if (!unpinned) {
+      log(leaked.line + ": pin not released: " + unpinned.error().message);
+    } else if (unpinned.value()) {
+      log(leaked.line + ": pin released");
+    }
+  }
   std::vector<std::string> unpin_errors;
   for (const Swept& s : after.swept) {
     unpin_errors.push_back(s.digest.empty() ? "" : unpin(s.digest, s.name));
@@ -549,7 +557,6 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
       log("prolog: job " + std::to_string(job.job_id) + ": " + out.error);
     }
   }
-  const std::vector<imagecache::Pin> pins = pool_pins(config, p, cache);
   AfterLock after;
   {
     Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait);
@@ -560,7 +567,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
         out.error = "warm directory " + job.warm_name + ": " + lock.error().message;
       }
     } else {
-      release_pool_pins_no_state_names(p, pins, after, "prolog", log);
+      release_pool_pins_no_state_names(config, p, cache, after, "prolog");
       if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
         out.error = open_warm_dir(p, job, out.digest, after, log);
         if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
@@ -657,7 +664,6 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
     }
     if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
   }
-  const std::vector<imagecache::Pin> pins = pool_pins(config, p, cache);
   AfterLock after;
   if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait); !lock) {
     log("epilog: job " + std::to_string(job.job_id) + ": " + lock.error().message +
@@ -666,7 +672,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
                                  " not released: while still in use by this job, the next "
                                  "hook's sweep takes it"));
   } else {
-    release_pool_pins_no_state_names(p, pins, after, "epilog", log);
+    release_pool_pins_no_state_names(config, p, cache, after, "epilog");
     if (!warm_name.empty()) release_warm_dir(p, job, warm_name, digest, pinned, now, after, log);
     after.swept = sweep_locked(p, "", job.warm_ended, now, log);
   }

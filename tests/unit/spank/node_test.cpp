@@ -397,15 +397,25 @@ TEST_F(NodeSide, APoolPinNoWarmDirectoryStateNamesIsReleasedByTheNextHook) {
   EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-83"});
   EXPECT_TRUE(Logged("prolog: image " + digest_ +
                      " was still pinned by warm directory warm-80, which has no state: "
-                     "releasing the pin"));
+                     "pin released"));
   EXPECT_TRUE(Logged("prolog: image " + digest_ +
                      " was still pinned by warm directory warm-81, which names " + other_digest_ +
-                     ": releasing the pin"));
+                     ": pin released"));
 
+  // The epilog does the same; the pool pin it takes itself is its directory state's image.
   Epilog(Job(82, "other", "warm-81", 300), kNow + 30);
+  WriteFile(Root() + "/images/pins/" + digest_ + "/warm-82", "");
+  lines_.clear();
   Epilog(Job(84), kNow + 40);
   EXPECT_EQ(Holders(other_digest_), std::vector<std::string>{"warm-81"});
   EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-83"});
+  EXPECT_TRUE(Logged("epilog: image " + digest_ +
+                     " was still pinned by warm directory warm-82, which has no state: "
+                     "pin released"));
+  // Released once: the next hook finds nothing to say.
+  lines_.clear();
+  Prolog(Job(85), kNow + 50);
+  EXPECT_FALSE(Logged("was still pinned"));
 }
 
 TEST_F(NodeSide, EpilogWithoutKeepAliveRemovesTheWarmDirectoryAndUnpinsEverything) {
