@@ -200,9 +200,9 @@ std::optional<SweepCause> sweep_cause(const NodePaths& p,
 //    each one there is what a hook killed while making a warm directory left, and an empty one
 //    (no one but root ever reached it), so this is quick.
 //  - The rest, after the lock (finish_after_lock): what the sweep moved there, and what a hook
-//  killed
-//    while removing it left (those another hook is removing now too: both get on with it, each
-//    name goes once). Not the staging directories, which a hook holding the lock may be making.
+//    killed while removing it left (those another hook is removing now too: both get on with
+//    it, each name goes once). Not the staging directories, which a hook holding the lock may be
+//    making.
 void remove_trash_entries(const NodePaths& p, bool staging, Log log) {
   for (const std::string& name : names_in(trash_dir(p))) {
     if (name.starts_with(kStagingPrefix) != staging) continue;
@@ -310,9 +310,7 @@ void finish_after_lock(const Config& config, const NodePaths& p, const AfterLock
     return unpinned ? std::string() : unpinned.error().message;
   };
   for (const auto& [digest, holder] : after.unpins) (void)unpin(digest, holder);
-  for (const AfterLock::LeakedPin& leaked : after.leaked_pins) {
-    if (!cache) cache = open_cache(config, p, nullptr);
-    if (!cache) break;
+  for (const AfterLock::LeakedPin& leaked : after.leaked_pins) {  // listed through `cache`
     const Result<bool> unpinned = cache->unpin(leaked.pin.digest, leaked.pin.holder);
     if (!unpinned) {
       log(leaked.line + ": pin not released: " + unpinned.error().message);

@@ -76,10 +76,11 @@ Result<std::vector<Pin>> ImageCache::pins() const {
   std::vector<Pin> pins;
   for (const std::string& digest : digests.value()) {
     if (!warm::is_sha256_hex(digest, false)) continue;
-    Result<std::vector<std::string>> holders = fs::list_dir(pin_dir(digest));
-    if (!holders) continue;
-    for (std::string& holder : std::move(holders).value())
+    Result<std::vector<std::string>> held_by = holders(digest);
+    if (!held_by) continue;
+    for (std::string& holder : std::move(held_by).value()) {
       pins.push_back({digest, std::move(holder)});
+    }
   }
   return pins;
 }
