@@ -201,3 +201,10 @@ class Cluster:
         out = subprocess.run([str(self.script), "restart-slurmctld"], env=self.env,
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
+
+    def controller(self, action, role):
+        """`cluster start-controller|stop-controller ROLE` (ROLE primary or backup): a slurmctld
+        of a slurm.conf with a backup controller, each in namespaces of its own."""
+        out = subprocess.run([str(self.script), f"{action}-controller", role], env=self.env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr

@@ -120,6 +120,54 @@ start_slurmctld() {
   wait_for "slurmctld" scontrol ping || fail_with_log slurmctld "$D/log/slurmctld.log"
 }
 
+# Two controllers (tests/cluster/test_backup_controller.py): slurm.conf names the primary
+# $(hostname -s) at 127.0.0.1 and the backup $BACKUP_CTLD_NAME at 127.0.0.2, with
+# CommunicationParameters=NoCtldInAddrAny, so that each binds SlurmctldPort on its own address.
+# Slurm finds which controller it is by its host name and binds the address that name resolves
+# to, so each runs in namespaces of its own: a UTS namespace with its name and a mount namespace
+# whose /etc/hosts names only the controllers. The backup's pid file and log are its own (its
+# $D/run is $D/run-backup, its log slurmctld-backup.log): a slurmctld kills the one its pid file
+# names when it starts.
+BACKUP_CTLD_NAME=shareq-backup
+BACKUP_CTLD_ADDR=127.0.0.2
+
+ctld_pidfile() {
+  case "$1" in
+    primary) echo "$D/run/slurmctld.pid" ;;
+    backup) echo "$D/run-backup/slurmctld.pid" ;;
+    *) die "no controller '$1'; allowed: primary, backup" ;;
+  esac
+}
+
+# start_controller primary|backup: slurmctld in its own namespaces (above), waited for until its
+# pid file names a live process.
+start_controller() {
+  local role=$1 name addr log=$D/log/slurmctld.log binds=""
+  case "$role" in
+    primary) name=$(hostname -s) addr=127.0.0.1 ;;
+    backup)
+      name=$BACKUP_CTLD_NAME addr=$BACKUP_CTLD_ADDR
+      mkdir -p "$D/run-backup"
+      touch "$D/log/slurmctld-backup.log" "$log"
+      log=$D/log/slurmctld-backup.log
+      binds="mount --bind '$D/run-backup' '$D/run' && mount --bind '$log' '$D/log/slurmctld.log' &&"
+      ;;
+    *) die "no controller '$role'; allowed: primary, backup" ;;
+  esac
+  printf '127.0.0.1 localhost\n%s %s\n' "$addr" "$name" >"$D/etc/hosts-$role"
+  rm -f "$(ctld_pidfile "$role")"
+  # The bind mounts must not reach this mount namespace. unshare makes the new namespace's
+  # mounts private; in another release's root (scripts/slurm-root.sh: a chroot, in a private
+  # namespace already) / is no mount point and that fails, so there they stay as they are.
+  local propagation=private
+  unshare --mount --propagation private true 2>/dev/null || propagation=unchanged
+  unshare --uts --mount --propagation "$propagation" -- sh -c \
+    "mount --bind '$D/etc/hosts-$role' /etc/hosts && $binds hostname '$name' &&
+     exec /usr/sbin/slurmctld" >/dev/null 2>&1 || fail_with_log "slurmctld ($role)" "$log"
+  wait_for "slurmctld ($role) to run" pid_alive "$(ctld_pidfile "$role")" ||
+    fail_with_log "slurmctld ($role)" "$log"
+}
+
 # One slurmd per node. Beyond 8 nodes (SHAREQ_NODES) they start in batches of 16 (on a 2-core
 # machine hundreds at once starve slurmctld while they register): each batch is waited for,
 # bounded, until every slurmd of it runs with its pid file, before the next starts.

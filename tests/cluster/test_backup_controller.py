@@ -1,0 +1,92 @@
+"""A backup controller (SlurmctldHost twice) on the real cluster.
+
+The cluster's slurm.conf gains a backup controller at 127.0.0.2 for one test; each slurmctld runs
+in namespaces of its own (tests/cluster/lib/daemons.sh, start_controller) so that both can bind
+SlurmctldPort. A backup that hands control back goes on in the same process, and Slurm calls the
+priority plugin's fini then and its init at the next takeover: what shareq keeps in slurmctld's
+memory (the warm-pool registry) must be read again from StateSaveLocation at that takeover, not
+kept from the backup's first time in control. Every wait is bounded.
+"""
+
+import re
+
+import pytest
+
+from slurm import wait_until
+from test_warm_pools import make_pool, publish, warm  # noqa: F401 (warm is a fixture)
+
+BACKUP_HOST = "SlurmctldHost=shareq-backup(127.0.0.2)"
+
+
+def with_backup_controller(text):
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("SlurmctldHost="))
+    lines.insert(first + 1, BACKUP_HOST)
+    lines.append("CommunicationParameters=NoCtldInAddrAny")
+    return "\n".join(lines) + "\n"
+
+
+def both_up(c):
+    out = c.run(["scontrol", "ping"]).stdout
+    return bool(re.search(r"\(primary\) at \S+ is UP", out)
+                and re.search(r"\(backup\) at shareq-backup is UP", out))
+
+
+def in_control(c, role):
+    """Whether ROLE's slurmctld has said, since it last started, that it is in control: each
+    logs "Running as primary controller" at every takeover (22.05 and 24.11)."""
+    log = "slurmctld-backup.log" if role == "backup" else "slurmctld.log"
+    return (c.dir / "log" / log).read_text(errors="replace").count("Running as primary controller")
+
+
+@pytest.fixture
+def two_controllers(warm):
+    """The cluster with a backup controller for one test; then one controller again."""
+    c = warm
+    conf = c.dir / "etc" / "slurm.conf"
+    original = conf.read_text()
+    conf.write_text(with_backup_controller(original))
+    try:
+        c.controller("stop", "primary")
+        c.controller("start", "primary")
+        c.controller("start", "backup")
+        c.scontrol("reconfigure")  # the slurmds learn the backup's address
+        wait_until("both controllers to answer scontrol ping", lambda: both_up(c))
+        yield c
+    finally:
+        c.cancel_all()
+        c.controller("stop", "backup")
+        c.controller("stop", "primary")
+        conf.write_text(original)
+        c.restart_slurmctld()
+        c.scontrol("reconfigure")
+
+
+def take_over(c):
+    """`scontrol takeover`, waited for until the backup says it runs as primary once more."""
+    before = in_control(c, "backup")
+    c.scontrol("takeover")
+    wait_until("the backup controller to take control", lambda: in_control(c, "backup") > before)
+
+
+@pytest.mark.every_release
+def test_a_backup_taking_control_again_knows_the_pools_made_while_it_stood_by(two_controllers):
+    c = two_controllers
+    publish(c, "warm-ha")
+
+    # The backup's first time in control: it runs a job, so it has read shareq's state.
+    take_over(c)
+    first = c.sbatch("alice", "-p", "p4", "-N1", script="true")
+    c.wait_state(first, "COMPLETED")
+
+    # The primary comes back; the backup hands control to it and stands by, in the same process.
+    c.controller("start", "primary")
+    wait_until("both controllers to answer scontrol ping", lambda: both_up(c))
+    make_pool(c, "alice", "warm-ha")
+
+    # The backup's second time in control: the pool made meanwhile is one it knows.
+    take_over(c)
+    job = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-ha", script="true")
+    info = c.wait_state(job, "COMPLETED")
+    assert info["NodeList"] == "p4n3", info
+    assert "warm start on wp-" in info["SystemComment"], info
