@@ -247,7 +247,7 @@ std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
 struct AfterLock {
   std::vector<std::pair<std::string, std::string>> unpins;  // digest, holder
   std::vector<Swept> swept;
-  // Pool pins no state names (release_pool_pins_no_state_names), each with the start of the
+  // Pins no one holds any more (release_leaked_pins), each with the start of the
   // line that says so once it is released.
   struct LeakedPin {
     imagecache::Pin pin;
@@ -264,15 +264,27 @@ struct AfterLock {
 // for), so a pin another hook released before is not seen, and one an epilog took for its pool
 // before the lock is named by the state ("inuse JOB DIGEST"). Nothing when the node's image cache
 // has no pins or cannot be used.
-void release_pool_pins_no_state_names(const Config& config, const NodePaths& p,
-                                      std::optional<imagecache::ImageCache>& cache,
-                                      AfterLock& after, const std::string& phase) {
+//
+// An epilog (`ended_job` its job; 0 for a prolog) also releases every pin its job still holds:
+// it unpinned the image its job's outcome names before the lock, so a pin left is one a prolog
+// killed between its pin and its outcome took. slurmd runs a job's epilog only once its prolog
+// has ended, so none is still on its way (another job's pin without an outcome may be).
+void release_leaked_pins(const Config& config, const NodePaths& p,
+                         std::optional<imagecache::ImageCache>& cache, AfterLock& after,
+                         const std::string& phase, uint32_t ended_job) {
   if (!exists(p.cache + "/pins")) return;
   if (!cache) cache = open_cache(config, p, nullptr);
   if (!cache) return;
   Result<std::vector<imagecache::Pin>> pins = cache->pins();
   if (!pins) return;
+  const std::string ended_holder = ended_job != 0 ? "job-" + std::to_string(ended_job) : "";
   for (imagecache::Pin& pin : std::move(pins).value()) {
+    if (!ended_holder.empty() && pin.holder == ended_holder) {
+      std::string line = phase + ": image " + pin.digest + " was still pinned by job ";
+      line.append(std::to_string(ended_job)).append(", whose prolog ended before it recorded it");
+      after.leaked_pins.push_back({std::move(pin), std::move(line)});
+      continue;
+    }
     if (!warm::is_node_warm_name(pin.holder)) continue;
     const auto state = read_state(p.warm + "/" + pin.holder + ".state");
     if (state && state->digest == pin.digest) continue;
@@ -367,7 +379,7 @@ std::string create_warm_dir(const NodePaths& p, const JobFacts& job, const std::
 // job has none) no longer keeps the pool's image: its pin goes in `after`, since the sweep and the
 // epilog unpin only the digest the state names (a hook killed between the lock and its unpins
 // leaves such a pin, as it leaves a swept directory's: the next hook releases it,
-// release_pool_pins_no_state_names).
+// release_leaked_pins).
 std::string open_warm_dir(const NodePaths& p, const JobFacts& job, const std::string& digest,
                           AfterLock& after, Log log) {
   const std::string dir = p.warm + "/" + job.warm_name;
@@ -565,7 +577,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
         out.error = "warm directory " + job.warm_name + ": " + lock.error().message;
       }
     } else {
-      release_pool_pins_no_state_names(config, p, cache, after, "prolog");
+      release_leaked_pins(config, p, cache, after, "prolog", 0);
       if (out.error.empty() && warm::is_node_warm_name(job.warm_name)) {
         out.error = open_warm_dir(p, job, out.digest, after, log);
         if (out.error.empty()) out.warm_dir = p.warm + "/" + job.warm_name;
@@ -670,7 +682,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
                                  " not released: while still in use by this job, the next "
                                  "hook's sweep takes it"));
   } else {
-    release_pool_pins_no_state_names(config, p, cache, after, "epilog");
+    release_leaked_pins(config, p, cache, after, "epilog", job.job_id);
     if (!warm_name.empty()) release_warm_dir(p, job, warm_name, digest, pinned, now, after, log);
     after.swept = sweep_locked(p, "", job.warm_ended, now, log);
   }

@@ -418,6 +418,27 @@ TEST_F(NodeSide, APoolPinNoWarmDirectoryStateNamesIsReleasedByTheNextHook) {
   EXPECT_FALSE(Logged("was still pinned"));
 }
 
+TEST_F(NodeSide, AnEpilogReleasesThePinOfAPrologKilledBeforeItRecordedTheImage) {
+  Prolog(Job(90, "img"));
+  ASSERT_EQ(Holders(digest_), std::vector<std::string>{"job-90"});
+  // Job 91's prolog pinned the image and was killed before it wrote the job's outcome; job 92's
+  // prolog is on its way (pinned, no outcome yet).
+  WriteFile(Root() + "/images/pins/" + digest_ + "/job-91", "");
+  WriteFile(Root() + "/images/pins/" + digest_ + "/job-92", "");
+
+  lines_.clear();
+  Epilog(Job(91, "img"), kNow + 10);
+  EXPECT_EQ(Holders(digest_), (std::vector<std::string>{"job-90", "job-92"}));
+  EXPECT_TRUE(Logged("epilog: image " + digest_ +
+                     " was still pinned by job 91, whose prolog ended before it recorded it: "
+                     "pin released"));
+  // A prolog releases no job's pin: it cannot tell a killed prolog's from one on its way.
+  lines_.clear();
+  Prolog(Job(93), kNow + 20);
+  EXPECT_EQ(Holders(digest_), (std::vector<std::string>{"job-90", "job-92"}));
+  EXPECT_FALSE(Logged("was still pinned"));
+}
+
 TEST_F(NodeSide, EpilogWithoutKeepAliveRemovesTheWarmDirectoryAndUnpinsEverything) {
   Prolog(Job(11, "img", "warm-11"));
   WriteFile(Warm("warm-11") + "/data", "x");
