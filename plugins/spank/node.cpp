@@ -436,17 +436,20 @@ std::optional<Prepared> read_outcome(const std::string& path) {
   return warm::parse_prepared(*text);
 }
 
-// This boot of the node (the kernel draws a new id at each boot); "" when it cannot be read, and
-// then no hook forgets anything.
+// This boot of the node (warm::node_boot: the kernel's boot id, and when PID 1 started, so that a
+// container's restart counts as one); "" when the boot id cannot be read, and then no hook
+// forgets anything.
 std::string this_boot() {
   std::string boot = read_file("/proc/sys/kernel/random/boot_id").value_or("");
   while (!boot.empty() && (boot.back() == '\n' || boot.back() == ' ')) boot.pop_back();
-  return boot;
+  return warm::node_boot(boot, warm::init_start_ticks(read_file("/proc/1/stat").value_or("")));
 }
 
 // ROOT/jobs/.boot: the boot the outcomes in ROOT/jobs belong to.
 std::string boot_mark(const NodePaths& p) { return p.jobs + "/.boot"; }
 
+// Whether the mark names `boot`, in this boot's own words: a mark of the same boot in an earlier
+// shareq's words (warm::same_boot) is written again, under the lock, by the first hook.
 bool marked_for(const NodePaths& p, const std::string& boot) {
   return read_file(boot_mark(p)) == boot + "\n";
 }
@@ -491,7 +494,7 @@ void forget_jobs_of_an_earlier_boot(const Config& config, const NodePaths& p,
     for (const uint32_t id : jobs_with_outcomes(p)) {
       const std::string outcome = prepared_file(p, id);
       const Prepared prepared = read_outcome(outcome).value_or(Prepared{});
-      if (prepared.boot == boot) continue;
+      if (warm::same_boot(prepared.boot, boot)) continue;
       ::unlink(outcome.c_str());
       ++forgotten;
       const std::string& digest = prepared.digest;

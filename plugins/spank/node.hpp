@@ -28,8 +28,10 @@
 //                           lock: a warm directory "inuse" by a job without one is a job whose
 //                           end was never recorded (its epilog gave up on the lock, or the node
 //                           rebooted), and the sweep takes it
-//   ROOT/jobs/.boot         the boot id (/proc/sys/kernel/random/boot_id) the outcomes above
-//                           were last checked against (each outcome also names its own boot)
+//   ROOT/jobs/.boot         the boot the outcomes above were last checked against (each
+//                           outcome also names its own): the boot id
+//                           (/proc/sys/kernel/random/boot_id), "+", and when PID 1 started
+//                           (/proc/1/stat), so that a slurmd container's restart is a reboot
 //   ROOT/warm/NAME/         a warm directory (the job's user, 0700); NAME = "warm-ORIGIN",
 //                           ORIGIN being the job that made the pool (slurmctld names it)
 //   ROOT/warm/NAME.state    "inuse JOB DIGEST" while a job uses it, "until EPOCH DIGEST" after

@@ -57,6 +57,36 @@ PreparedJob parse_prepared(std::string_view text) {
   return out;
 }
 
+std::string node_boot(std::string_view kernel_boot_id, std::string_view init_start_ticks) {
+  std::string boot(kernel_boot_id);
+  if (boot.empty() || init_start_ticks.empty()) return boot;
+  return boot.append("+").append(init_start_ticks);
+}
+
+std::string init_start_ticks(std::string_view proc_stat) {
+  const size_t comm_end = proc_stat.rfind(')');
+  if (comm_end == std::string_view::npos) return "";
+  std::istringstream fields{std::string(proc_stat.substr(comm_end + 1))};
+  std::string field;
+  for (int number = 3; number <= 22; ++number) {
+    if (!(fields >> field)) return "";
+  }
+  const bool decimal =
+      !field.empty() && field.size() <= 20 &&
+      std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return decimal ? field : "";
+}
+
+bool same_boot(std::string_view recorded, std::string_view current) {
+  if (recorded == current) return true;
+  const size_t recorded_plus = recorded.find('+');
+  const size_t current_plus = current.find('+');
+  if (recorded_plus != std::string_view::npos && current_plus != std::string_view::npos) {
+    return false;
+  }
+  return !recorded.empty() && recorded.substr(0, recorded_plus) == current.substr(0, current_plus);
+}
+
 std::vector<std::string> split_warm_names(std::string_view list) {
   std::vector<std::string> names;
   size_t start = 0;

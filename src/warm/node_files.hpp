@@ -59,6 +59,24 @@ std::string format_prepared(const PreparedJob& prepared);
 // field KEY; lines without '=' and unknown keys are ignored, a later line wins. Any text parses.
 PreparedJob parse_prepared(std::string_view text);
 
+// The boot a node's outcomes belong to: the kernel's boot id (/proc/sys/kernel/random/boot_id),
+// then "+" and when PID 1 started (clock ticks since the kernel booted, /proc/1/stat) as the
+// node's hooks see it. A slurmd in a container keeps the host's boot id when the container
+// restarts, which ends every job the container ran as a reboot does; its PID 1 is then a new
+// one. "" when the boot id is unknown; the boot id alone when PID 1's start is.
+std::string node_boot(std::string_view kernel_boot_id, std::string_view init_start_ticks);
+
+// When PID 1 started, from the text of /proc/1/stat: its 22nd field (the fields after the last
+// ')', which closes the command name, start at the 3rd); "" when the text has no such field or
+// it is not a decimal number.
+std::string init_start_ticks(std::string_view proc_stat);
+
+// Whether `recorded` (a boot a mark or an outcome names) is `current`. A boot id alone (written
+// by shareq before PID 1's start was part of it, or where that could not be read) is the same
+// boot as any with that boot id: so that an upgrade forgets no running job's outcome, a container
+// restart is told only between boots that both name PID 1's start.
+bool same_boot(std::string_view recorded, std::string_view current);
+
 // "warm-1,warm-2" -> {"warm-1", "warm-2"}; anything that is not a warm directory name
 // (is_node_warm_name) is dropped.
 std::vector<std::string> split_warm_names(std::string_view list);

@@ -2,7 +2,8 @@
 // that parses has a one-word kind and an empty or valid digest, and formats to text that parses
 // back to the same; a prolog outcome formats to text that parses back to a fixed point (a '\r'
 // in a value becomes a space once); the warm names of SHAREQ_WARM_ENDED are all valid and split
-// back the same once joined.
+// back the same once joined; PID 1's start read from /proc/1/stat is digits or nothing, and a
+// boot is the same boot as itself and as its boot id alone.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -37,6 +38,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       warm::parse_prepared(warm::format_prepared(back)) != back) {
     std::abort();
   }
+
+  const std::string ticks = warm::init_start_ticks(text);
+  if (ticks.find_first_not_of("0123456789") != std::string::npos) std::abort();
+  if (!warm::same_boot(text, text)) std::abort();
+  const std::string boot = warm::node_boot(text, ticks);
+  const std::string_view boot_id = text.substr(0, text.find('+'));
+  if (!boot_id.empty() && !warm::same_boot(boot_id, boot)) std::abort();
 
   const auto names = warm::split_warm_names(text);
   for (const std::string& name : names) {

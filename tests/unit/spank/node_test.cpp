@@ -22,6 +22,7 @@
 
 #include "cache_fixture.hpp"
 #include "test_configs.hpp"
+#include "warm/node_files.hpp"
 
 namespace shareq::spank_plugin::node {
 namespace {
@@ -113,16 +114,20 @@ class NodeSide : public ::testing::Test {
     ::close(fd);
     return free;
   }
-  // This boot's id, as the node side reads it; "" where the kernel does not give one.
-  static std::string ThisBoot() {
+  // The kernel's boot id; "" where the kernel does not give one.
+  static std::string KernelBootId() {
     std::string boot = ReadFile("/proc/sys/kernel/random/boot_id");
     while (!boot.empty() && boot.back() == '\n') boot.pop_back();
     return boot;
   }
+  // This boot, as the node side names it (the boot id, "+", when PID 1 started).
+  static std::string ThisBoot() {
+    return warm::node_boot(KernelBootId(), warm::init_start_ticks(ReadFile("/proc/1/stat")));
+  }
   // As if the node had rebooted since the outcomes of `jobs` were written: they and the mark
-  // name an earlier boot.
-  void Reboot(const std::vector<uint32_t>& jobs) const {
-    const std::string earlier = "an-earlier-boot";
+  // name an earlier boot (`earlier`).
+  void Reboot(const std::vector<uint32_t>& jobs,
+              const std::string& earlier = "an-earlier-boot") const {
     WriteFile(Root() + "/jobs/.boot", earlier + "\n");
     for (const uint32_t id : jobs) {
       const std::string outcome = Root() + "/jobs/" + std::to_string(id);
@@ -608,6 +613,34 @@ TEST_F(NodeSide, AfterARebootTheJobsItEndedLoseTheirOutcomesAndPins) {
              "node (its end was never recorded): removed, image unpinned"));
   EXPECT_EQ(State("warm-61"), "inuse 61 " + digest_ + "\n");
   EXPECT_EQ(ReadFile(Root() + "/jobs/.boot"), ThisBoot() + "\n");
+}
+
+// A slurmd in a container that restarts keeps the host's boot id, but PID 1 is a new one: the
+// jobs the restart ended are forgotten as after a reboot.
+TEST_F(NodeSide, AContainerRestartIsAReboot) {
+  if (ThisBoot().find('+') == std::string::npos) GTEST_SKIP() << "no boot id or PID 1 here";
+  Prolog(Job(70, "img", "warm-70", 300));
+  Reboot({70}, ThisBoot() + "9");  // the same boot id, another PID 1
+  Prolog(Job(71), kNow + 10);
+  EXPECT_TRUE(
+      Logged("prolog: the node rebooted: forgot 1 job(s) that ended with the earlier boot"));
+  EXPECT_FALSE(Exists(Root() + "/jobs/70"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{});
+  EXPECT_EQ(ReadFile(Root() + "/jobs/.boot"), ThisBoot() + "\n");
+}
+
+// Outcomes and a mark that name the boot id alone (shareq before PID 1's start counted) are of
+// this boot when the id is this boot's: an upgrade forgets no job that may still run.
+TEST_F(NodeSide, MarksOfTheBootIdAloneForgetNothingOfThisBoot) {
+  if (ThisBoot().find('+') == std::string::npos) GTEST_SKIP() << "no boot id or PID 1 here";
+  Prolog(Job(72, "img", "warm-72", 300));
+  Reboot({72}, KernelBootId());
+  Prolog(Job(73), kNow + 10);
+  EXPECT_FALSE(Logged("rebooted"));
+  EXPECT_TRUE(Exists(Root() + "/jobs/72"));
+  EXPECT_EQ(Holders(digest_), std::vector<std::string>{"job-72"});
+  EXPECT_EQ(State("warm-72"), "inuse 72 " + digest_ + "\n");
+  EXPECT_EQ(ReadFile(Root() + "/jobs/.boot"), ThisBoot() + "\n");  // in this boot's words now
 }
 
 // A prolog that could not take the warm lock after a reboot (a hook stuck on it) leaves the

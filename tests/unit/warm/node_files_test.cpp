@@ -70,5 +70,38 @@ TEST(SplitWarmNames, KeepsOnlyWarmDirectoryNames) {
             (std::vector<std::string>{"warm-1", "warm-3"}));
 }
 
+TEST(NodeBoot, TheBootIdThenWhenPid1Started) {
+  EXPECT_EQ(node_boot("8c0e-41", "1234"), "8c0e-41+1234");
+  EXPECT_EQ(node_boot("8c0e-41", ""), "8c0e-41");
+  EXPECT_EQ(node_boot("", "1234"), "");
+}
+
+TEST(InitStartTicks, TheTwentySecondFieldAfterTheCommandName) {
+  const std::string systemd =
+      "1 (systemd) S 0 1 1 0 -1 4194560 45866 4047113 99 3006 95 161 4426 3457 20 0 1 0 "
+      "27 172580864 3217 18446744073709551615 1 1 0 0 0 0 671173123 4096 1260 0 0 0 17 1 0 0 0 "
+      "0 0 0 0 0 0 0 0 0 0\n";
+  EXPECT_EQ(init_start_ticks(systemd), "27");
+  // A command name may hold spaces and parentheses: the fields start after the last ')'.
+  EXPECT_EQ(init_start_ticks("1 (my (init) x) S 0 1 1 0 -1 4 5 6 7 8 9 10 11 12 20 0 1 0 "
+                             "98765 1 2"),
+            "98765");
+  EXPECT_EQ(init_start_ticks("1 (init) S 0 1 1 0 -1 4 5 6 7 8 9 10 11 12 20 0 1 0"), "");
+  EXPECT_EQ(init_start_ticks("1 (init) S 0 1 1 0 -1 4 5 6 7 8 9 10 11 12 20 0 1 0 -5"), "");
+  EXPECT_EQ(init_start_ticks("no command name"), "");
+  EXPECT_EQ(init_start_ticks(""), "");
+}
+
+TEST(SameBoot, ABootIdAloneIsEveryBootWithThatId) {
+  EXPECT_TRUE(same_boot("b1+100", "b1+100"));
+  EXPECT_FALSE(same_boot("b1+100", "b1+200"));  // the container restarted
+  EXPECT_FALSE(same_boot("b1+100", "b2+100"));  // the kernel rebooted
+  EXPECT_TRUE(same_boot("b1", "b1+100"));       // written before PID 1's start counted
+  EXPECT_TRUE(same_boot("b1+100", "b1"));       // PID 1's start unreadable now
+  EXPECT_FALSE(same_boot("b1", "b2+100"));
+  EXPECT_FALSE(same_boot("", "b1+100"));  // an outcome written before boots were recorded
+  EXPECT_TRUE(same_boot("", ""));
+}
+
 }  // namespace
 }  // namespace shareq::warm
