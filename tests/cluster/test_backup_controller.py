@@ -1,19 +1,22 @@
 """A backup controller (SlurmctldHost twice) on the real cluster.
 
-The cluster's slurm.conf gains a backup controller at 127.0.0.2 for one test; each slurmctld runs
+The cluster's slurm.conf gains a backup controller at 127.0.0.2 for each test; each slurmctld runs
 in namespaces of its own (tests/cluster/lib/daemons.sh, start_controller) so that both can bind
 SlurmctldPort. A backup that hands control back goes on in the same process, and Slurm calls the
 priority plugin's fini then and its init at the next takeover: what shareq keeps in slurmctld's
 memory (the warm-pool registry) must be read again from StateSaveLocation at that takeover, not
-kept from the backup's first time in control. Every wait is bounded.
+kept from the backup's first time in control. A primary that dies runs no fini at all: what it
+knew must be on disk already. Every wait is bounded.
 """
 
+import os
 import re
+import signal
 
 import pytest
 
 from slurm import wait_until
-from test_warm_pools import make_pool, publish, warm  # noqa: F401 (warm is a fixture)
+from test_warm_pools import end_pools, make_pool, publish
 
 BACKUP_HOST = "SlurmctldHost=shareq-backup(127.0.0.2)"
 
@@ -23,6 +26,9 @@ def with_backup_controller(text):
     first = next(i for i, line in enumerate(lines) if line.startswith("SlurmctldHost="))
     lines.insert(first + 1, BACKUP_HOST)
     lines.append("CommunicationParameters=NoCtldInAddrAny")
+    # The backup takes over a primary that stopped answering after this long (30 s otherwise).
+    lines = [line for line in lines if not line.startswith("SlurmctldTimeout=")]
+    lines.append("SlurmctldTimeout=6")
     return "\n".join(lines) + "\n"
 
 
@@ -33,16 +39,18 @@ def both_up(c):
 
 
 def in_control(c, role):
-    """Whether ROLE's slurmctld has said, since it last started, that it is in control: each
-    logs "Running as primary controller" at every takeover (22.05 and 24.11)."""
+    """How often ROLE's slurmctld has said that it is in control: each logs "Running as primary
+    controller" at every takeover (22.05 and 24.11)."""
     log = "slurmctld-backup.log" if role == "backup" else "slurmctld.log"
     return (c.dir / "log" / log).read_text(errors="replace").count("Running as primary controller")
 
 
 @pytest.fixture
-def two_controllers(warm):
-    """The cluster with a backup controller for one test; then one controller again."""
-    c = warm
+def two_controllers(clean_queue):
+    """The cluster with a backup controller for one test, no warm pool left from an earlier one;
+    then one controller again."""
+    c = clean_queue
+    end_pools(c)
     conf = c.dir / "etc" / "slurm.conf"
     original = conf.read_text()
     conf.write_text(with_backup_controller(original))
@@ -87,6 +95,22 @@ def test_a_backup_taking_control_again_knows_the_pools_made_while_it_stood_by(tw
     # The backup's second time in control: the pool made meanwhile is one it knows.
     take_over(c)
     job = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-ha", script="true")
+    info = c.wait_state(job, "COMPLETED")
+    assert info["NodeList"] == "p4n3", info
+    assert "warm start on wp-" in info["SystemComment"], info
+
+
+@pytest.mark.every_release
+def test_a_backup_taking_over_from_a_killed_primary_knows_its_pools(two_controllers):
+    c = two_controllers
+    publish(c, "warm-hb")
+    make_pool(c, "alice", "warm-hb")
+
+    before = in_control(c, "backup")
+    primary = int((c.dir / "run" / "slurmctld.pid").read_text())
+    os.kill(primary, signal.SIGKILL)
+    wait_until("the backup controller to take control", lambda: in_control(c, "backup") > before)
+    job = c.sbatch("alice", "-p", "p4", "-N1", "--exclusive", "--image=warm-hb", script="true")
     info = c.wait_state(job, "COMPLETED")
     assert info["NodeList"] == "p4n3", info
     assert "warm start on wp-" in info["SystemComment"], info
