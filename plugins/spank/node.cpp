@@ -247,8 +247,8 @@ std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
 struct AfterLock {
   std::vector<std::pair<std::string, std::string>> unpins;  // digest, holder
   std::vector<Swept> swept;
-  // Pins no one holds any more (release_leaked_pins), each with the start of the
-  // line that says so once it is released.
+  // Pins left behind by a killed hook (release_leaked_pins), each with the start of the line
+  // that says so once it is released.
   struct LeakedPin {
     imagecache::Pin pin;
     std::string line;
