@@ -240,6 +240,9 @@ std::vector<Swept> sweep_locked(const NodePaths& p, const std::string& keep,
   return swept;
 }
 
+// The holder of the image pin a job's prolog takes and its epilog releases.
+std::string job_pin_holder(uint32_t job_id) { return "job-" + std::to_string(job_id); }
+
 // What a hook does once it released the warm lock. An unpin there may, in a rare race, drop a
 // pin that a job of a pool of the same name took in between (a pool slurmctld still had while
 // this node's clock had ended it): the image is then only evictable early, and fetched again
@@ -277,7 +280,7 @@ void release_leaked_pins(const Config& config, const NodePaths& p,
   if (!cache) return;
   Result<std::vector<imagecache::Pin>> pins = cache->pins();
   if (!pins) return;
-  const std::string ended_holder = ended_job != 0 ? "job-" + std::to_string(ended_job) : "";
+  const std::string ended_holder = ended_job != 0 ? job_pin_holder(ended_job) : "";
   for (imagecache::Pin& pin : std::move(pins).value()) {
     if (!ended_holder.empty() && pin.holder == ended_holder) {
       std::string line = phase + ": image " + pin.digest + " was still pinned by job ";
@@ -508,7 +511,7 @@ void forget_jobs_of_an_earlier_boot(const Config& config, const NodePaths& p,
         log(line);
         continue;
       }
-      (void)cache->unpin(digest, "job-" + std::to_string(id));
+      (void)cache->unpin(digest, job_pin_holder(id));
     }
     if (forgotten > 0) {
       log(phase + ": the node rebooted: forgot " + std::to_string(forgotten) +
@@ -547,7 +550,7 @@ void job_prolog(const Config& config, const JobFacts& job, int64_t now, Log log,
         wanted.sha256 = job.image_digest;  // the digest resolved at submission
       }
       const auto start = std::chrono::steady_clock::now();
-      auto cached = cache->ensure_cached(wanted, "job-" + std::to_string(job.job_id), now);
+      auto cached = cache->ensure_cached(wanted, job_pin_holder(job.job_id), now);
       request =
           metrics::ImageRequest{metrics::ImageRequest::Outcome::Failed, seconds_since(start), 0};
       if (cached) {
@@ -675,7 +678,7 @@ void job_epilog(const Config& config, const JobFacts& job, int64_t now, Log log,
         in_use_by(read_state(p.warm + "/" + warm_name + ".state"), job.job_id)) {
       pinned = cache->pin(digest, warm_name).ok();
     }
-    if (cache) (void)cache->unpin(digest, "job-" + std::to_string(job.job_id));
+    if (cache) (void)cache->unpin(digest, job_pin_holder(job.job_id));
   }
   AfterLock after;
   if (Result<imagecache::fs::FileLock> lock = lock_warm(p.warm, warm_lock_wait); !lock) {
