@@ -664,7 +664,7 @@ def main():
                         help="shareq.conf's ReclaimAfter in shareq mode (default %(default)s: what"
                         " a reclaim costs its victim on the test cluster)")
     parser.add_argument("--conf-line", action="append", default=[], metavar="KEY=VALUE",
-                        help="a line added to the benchmark's shareq.conf, e.g. ReserveAfter=16"
+                        help="a line added to the benchmark's shareq.conf, e.g. PreemptGraceTime=5"
                         " (repeatable)")
     parser.add_argument("--quotas", type=parse_quotas, metavar="SHARE=GPUS,...",
                         help="the shares' quotas in p5 instead of production=12,research=10,"
