@@ -23,14 +23,13 @@
 //   priority_p_thread_start (24.11): starts the background pass (init() does in 22.05).
 //   priority_p_job_end: job write lock held (job_completion_logger); takes assoc_mgr locks.
 #include <algorithm>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "assoc_usage.hpp"
 #include "boundary.hpp"
 #include "config_state.hpp"
+#include "job_visibility.hpp"
 #include "log.hpp"
 #include "recalc.hpp"
 #include "slurm_jobs.hpp"
@@ -90,34 +89,6 @@ bool listed(list_t* list, uint32_t value) {
   list_iterator_destroy(it);
   return found;
 }
-
-// Whether `uid` may see a job (PrivateData=jobs), as multifactor decides without MCS; for one
-// sprio call. The questions that may reach slurmdbd are asked once per call (whether `uid` is an
-// operator) and once per account (whether it coordinates it), not once per job as multifactor
-// asks them. Both ask slurmdbd for its users when assoc_mgr has none (slurmdbd was unreachable
-// when slurmctld started), and this runs under the job read lock, where a round trip per pending
-// job would hold every job write (scheduling, submissions) behind slurmdbd's timeouts.
-class Visibility {
- public:
-  explicit Visibility(uid_t uid)
-      : uid_(uid), private_jobs_((slurm_conf.private_data & PRIVATE_DATA_JOBS) != 0) {}
-
-  bool sees(const job_record_t* job) {
-    if (!private_jobs_ || job->user_id == uid_) return true;
-    if (!is_operator_) is_operator_ = validate_operator(uid_);
-    if (*is_operator_) return true;
-    const std::string account = job->account != nullptr ? job->account : "";
-    const auto [known, added] = coordinates_.try_emplace(account, false);
-    if (added) known->second = shareq_is_user_acct_coord(acct_db_conn, uid_, job->account);
-    return known->second;
-  }
-
- private:
-  uid_t uid_;
-  bool private_jobs_;
-  std::optional<bool> is_operator_;
-  std::map<std::string, bool> coordinates_;  // account -> whether uid_ coordinates it
-};
 
 #if SHAREQ_SLURM_PRIORITY_FACTORS_SPLIT
 // The row owns its strings and a copy of the job's factors (slurm_destroy_priority_factors_object
@@ -192,7 +163,7 @@ list_t* factors_list(const Filter& req, uid_t uid) {
   }
   list_t* out = list_create(slurm_destroy_priority_factors_object);
   const time_t now = time(nullptr);
-  Visibility visibility(uid);
+  shareq::priority::JobVisibility visibility(uid);
   list_itr_t* it = list_iterator_create(job_list);
   while (auto* job = static_cast<job_record_t*>(list_next(it))) {
     if (!IS_JOB_PENDING(job) || IS_JOB_REVOKED(job) || job->priority == 0) continue;
