@@ -11,16 +11,30 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@" || true; }
 as() { local user=$1; shift; printf '%s$ %s\n' "$user" "$*"; (cd "$SHAREQ_CLUSTER_DIR/jobs" && runuser -u "$user" -- "$@") || true; }
 
+# until_ok SECONDS CONDITION...: polls CONDITION every half second for at most SECONDS; a
+# demonstration that did not happen stops here, saying what it waited for.
+until_ok() {
+  local limit=$1
+  shift
+  for _ in $(seq 1 $((limit * 2))); do "$@" && return 0; sleep 0.5; done
+  echo "demo: gave up after ${limit}s waiting for: $*" >&2
+  return 1
+}
+no_jobs() { [ -z "$(squeue -h -o %i)" ]; }
+
 say "Installing packages and building shareq"
 scripts/install-deps.sh
-cmake -S . -B build -DSHAREQ_TESTS=OFF >/dev/null
+# The configuration of the test command (scripts/test.sh): one build serves both.
+cmake -S . -B build -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON >/dev/null
 cmake --build build -j"$(nproc)"
 
 say "Starting a local Slurm cluster with shareq (munge, MariaDB, slurmdbd, slurmctld, 8 x slurmd)"
 tests/cluster/cluster down >/dev/null 2>&1 || true
 demo_conf=$(mktemp --suffix=.conf)
 sed 's/^ReclaimMinRuntime=.*/ReclaimMinRuntime=15/' slurm-conf/shareq.conf >"$demo_conf"
-eval "$(SHAREQ_BUILD_DIR="$repo/build" SHAREQ_CONF="$demo_conf" tests/cluster/cluster up)"
+# Assigned first: `set -e` stops the demonstration here when the cluster does not come up.
+cluster_env=$(SHAREQ_BUILD_DIR="$repo/build" SHAREQ_CONF="$demo_conf" tests/cluster/cluster up)
+eval "$cluster_env"
 rm -f "$demo_conf"
 show sinfo
 show grep -E '^(SelectType|JobSubmitPlugins|PlugStackConfig)' "$SLURM_CONF"
@@ -48,19 +62,9 @@ say "squeue: each job's account is its share"
 show squeue -o '%.6i %.4P %.10a %.6u %.9T %.3D %b'
 
 say "Waiting for the jobs to finish (at most 60 s)"
-for _ in $(seq 1 120); do
-  [ -z "$(squeue -h -o %i)" ] && break
-  sleep 0.5
-done
+until_ok 60 no_jobs
 show sacct -a -X -o JobID,User,Account,Partition,AllocTRES%40,State,AdminComment%70
 
-# until SECONDS CONDITION...: polls CONDITION every half second for at most SECONDS.
-until_ok() {
-  local limit=$1
-  shift
-  for _ in $(seq 1 $((limit * 2))); do "$@" && return 0; sleep 0.5; done
-  echo "(gave up waiting after ${limit}s)"
-}
 running_in() { [ "$(squeue -h -t RUNNING -A "$1" -p p4 -o %i | wc -l)" -eq "$2" ]; }
 
 say "Borrowing: p4 has 4 nodes; prodexp1 and prodexp2 have a quota of 2 each"
@@ -103,6 +107,10 @@ second=$job
 until_ok 60 gone "$second"
 show scontrol show job "$second" | grep -E 'NodeList=|SystemComment'
 show cat "$SHAREQ_CLUSTER_DIR/jobs/warm-demo.out"
+grep -qx epoch-1 "$SHAREQ_CLUSTER_DIR/jobs/warm-demo.out" || {
+  echo "demo: job $second did not start warm: it did not find the first job's checkpoint" >&2
+  exit 1
+}
 echo "Warm nodes (scontrol show node: Extra):"
 scontrol show node -o | sed -n 's/^NodeName=\([^ ]*\) .*Extra=\(shareq[^ ]*\).*/  \1  \2/p'
 

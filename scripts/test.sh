@@ -17,14 +17,17 @@
 #      shareq built against that release's source and its unit tests, then the cluster tests
 #      marked every_release against that release's daemons;
 #   7. style: clang-format and clang-tidy over the sources (scripts/check-style.sh); a file that is
-#      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it.
+#      not formatted, or a clang-tidy finding not in scripts/clang-tidy-baseline.txt, fails it;
+#   8. the demonstration (scripts/demo.sh, the README's other command) on the same build, after
+#      the fault run: it fails when what it shows (borrowing, reclaim, a warm start) does not
+#      happen.
 # With stage 5, the sanitized build and its tests (2), the other releases' roots and builds (6)
 # and the style check (7) run beside the 22.05 cluster tests at nice 19 (their output in
 # build/sanitize.log, build/releases-build.log and build/style.log, printed when they are waited
 # for, after the fault run): the cluster tests mostly wait on daemons.
 # Needs root (apt-get, daemons, test users, debootstrap). Environment:
 #   SHAREQ_TEST_STAGES    which stages to run (default "unit sanitize package bench cluster
-#                         faults releases style")
+#                         faults demo releases style")
 #   SHAREQ_FAULT_SEED     the fault-injection run's seed (default 21, so that CI is repeatable;
 #                         any other seed explores other fault moments)
 #   SHAREQ_FAULT_ROUNDS   rounds of each fault in that run (default 1)
@@ -38,7 +41,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster faults releases style}
+stages=${SHAREQ_TEST_STAGES:-unit sanitize package bench cluster faults demo releases style}
 runs=${SHAREQ_CLUSTER_RUNS:-1}
 release=${SHAREQ_SLURM_VERSION:-22.05}
 jobs=$(nproc)
@@ -128,7 +131,7 @@ step "installing dependencies"
 scripts/install-deps.sh
 
 if [[ " $stages " == *" unit "* || " $stages " == *" cluster "* || " $stages " == *" bench "* ||
-  " $stages " == *" faults "* ]]; then
+  " $stages " == *" faults "* || " $stages " == *" demo "* ]]; then
   step "building (build/)"
   cmake -S . -B build -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON >/dev/null
   cmake --build build -j"$jobs"
@@ -225,6 +228,14 @@ if [[ " $stages " == *" faults "* ]]; then
   SHAREQ_FAULT_SEED=$fault_seed SHAREQ_FAULT_ROUNDS=${SHAREQ_FAULT_ROUNDS:-1} \
     SHAREQ_FAULT_DB_DOWN_S=${SHAREQ_FAULT_DB_DOWN_S:-30} \
     /usr/bin/python3 -m pytest -p no:cacheprovider -v -s tests/faults
+  tests/cluster/cluster down
+fi
+
+if [[ " $stages " == *" demo "* ]]; then
+  trap 'stop_background; tests/cluster/cluster down >/dev/null 2>&1 || true' EXIT
+  step "the demonstration (scripts/demo.sh) on the same build"
+  tests/cluster/cluster down >/dev/null 2>&1 || true
+  scripts/demo.sh
   tests/cluster/cluster down
 fi
 
