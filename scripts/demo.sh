@@ -9,7 +9,17 @@ cd "$repo"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '$ %s\n' "$*"; "$@" || true; }
-as() { local user=$1; shift; printf '%s$ %s\n' "$user" "$*"; (cd "$SHAREQ_CLUSTER_DIR/jobs" && runuser -u "$user" -- "$@") || true; }
+# as USER COMMAND...: runs COMMAND as USER and shows it, whatever it returns;
+# as_ok: the same, and the demonstration stops when COMMAND fails.
+as_ok() { local user=$1; shift; printf '%s$ %s\n' "$user" "$*"; (cd "$SHAREQ_CLUSTER_DIR/jobs" && runuser -u "$user" -- "$@"); }
+as() { as_ok "$@" || true; }
+# as_refused USER COMMAND...: shows COMMAND's refusal; the demonstration stops when it is accepted.
+as_refused() {
+  if as_ok "$@"; then
+    echo "demo: that should have been refused" >&2
+    exit 1
+  fi
+}
 
 # until_ok SECONDS CONDITION...: polls CONDITION every half second for at most SECONDS; a
 # demonstration that did not happen stops here, saying what it waited for.
@@ -46,17 +56,17 @@ say "Users submit with sbatch flags; shareq's flags are in --help"
 as alice sbatch --help | grep -F '[shareq]'
 
 say "Good jobs: a share, a priority inside it, GPUs, several nodes"
-as alice sbatch --share=ProdExp1 --share-priority=80 -p p4 -N 2 --wrap='sleep 5'
-as alice sbatch --share=ProdExp2 -p p5 -N 2 --gres=gpu:8 --image=llama-train --keep-alive=900 --wrap='srun hostname'
-as bob   sbatch --share=Research --share-priority=30 -p p5 --gpus=12 --wrap='sleep 3'
-as bob   env SHAREQ_SHARE=prodexp2 SHAREQ_SHARE_PRIORITY=10 sbatch -p p4 --wrap='sleep 2'
+as_ok alice sbatch --share=ProdExp1 --share-priority=80 -p p4 -N 2 --wrap='sleep 5'
+as_ok alice sbatch --share=ProdExp2 -p p5 -N 2 --gres=gpu:8 --image=llama-train --keep-alive=900 --wrap='srun hostname'
+as_ok bob sbatch --share=Research --share-priority=30 -p p5 --gpus=12 --wrap='sleep 3'
+as_ok bob env SHAREQ_SHARE=prodexp2 SHAREQ_SHARE_PRIORITY=10 sbatch -p p4 --wrap='sleep 2'
 
 say "Bad input is refused with the field and what is allowed"
-as alice sbatch --share-priority=150 -p p4 --wrap=true
-as alice sbatch --image=../../etc/shadow -p p4 --wrap=true
-as alice sbatch --share=Research -p p4 --wrap=true
-as alice sbatch --share=Research -p p5 --gres=gpu:1 --wrap=true
-as alice sbatch --keep-alive=7200 -p p4 --wrap=true
+as_refused alice sbatch --share-priority=150 -p p4 --wrap=true
+as_refused alice sbatch --image=../../etc/shadow -p p4 --wrap=true
+as_refused alice sbatch --share=Research -p p4 --wrap=true
+as_refused alice sbatch --share=Research -p p5 --gres=gpu:1 --wrap=true
+as_refused alice sbatch --keep-alive=7200 -p p4 --wrap=true
 
 say "squeue: each job's account is its share"
 show squeue -o '%.6i %.4P %.10a %.6u %.9T %.3D %b'
@@ -69,7 +79,7 @@ running_in() { [ "$(squeue -h -t RUNNING -A "$1" -p p4 -o %i | wc -l)" -eq "$2" 
 
 say "Borrowing: p4 has 4 nodes; prodexp1 and prodexp2 have a quota of 2 each"
 for _ in 1 2 3 4; do
-  as alice sbatch --share=prodexp1 -p p4 -N 1 --exclusive --requeue --wrap='sleep 120'
+  as_ok alice sbatch --share=prodexp1 -p p4 -N 1 --exclusive --requeue --wrap='sleep 120'
 done
 until_ok 30 running_in prodexp1 4
 echo "prodexp2 is idle, so prodexp1 runs 4 nodes: 2 on its quota, 2 borrowed"
@@ -77,7 +87,7 @@ show squeue -p p4 -o '%.6i %.10a %.8T %Q %r'
 
 say "Reclaim: prodexp2 asks for its quota back"
 for _ in 1 2; do
-  as bob sbatch --share=prodexp2 -p p4 -N 1 --exclusive --wrap='sleep 20'
+  as_ok bob sbatch --share=prodexp2 -p p4 -N 1 --exclusive --wrap='sleep 20'
 done
 sleep 2
 show squeue -p p4 -t PENDING -o '%.6i %.10a %.8T %r'
