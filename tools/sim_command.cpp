@@ -278,6 +278,8 @@ int run_checked(std::span<const std::string> args, std::ostream& out, std::ostre
   options.scheduler = scheduler_params(*o, cluster->scheduler);
   options.tuning.priority_calc_period_s = policy::recalc_period_s(cluster->priority_calc_period_s);
   options.tuning.decay_half_life_s = cluster->decay_half_life_s;
+  options.stock = {cluster->priority_calc_period_s, cluster->decay_half_life_s,
+                   cluster->weight_fairshare, cluster->weight_age, cluster->max_age_s};
   options.requeue_hold_s = cluster->requeue_hold_s;
   SimReportInput report{o->trace, &*trace, {}};
   const auto& nodes = *cluster;

@@ -53,14 +53,16 @@ import utilisation as U
 
 SLURM_NODES = ["p4n1", "p4n2", "p4n3", "p4n4", "p5n1", "p5n2", "p5n3", "p5n4"]
 # What `shareq sim` reads of tests/cluster/lib/config.sh's slurm.conf: its nodes and partitions,
-# and its scheduling cadence (utilisation.py's SCHED_PARAMS; config.sh adds the README's
-# bf_min_prio_reserve and partition_job_depth in shareq mode).
+# its scheduling cadence (utilisation.py's SCHED_PARAMS; config.sh adds the README's
+# bf_min_prio_reserve and partition_job_depth in shareq mode), a requeued job's 11 s, and
+# priority/multifactor's settings, which the stock model orders by (shareq ignores them).
 SLURM_CONF = "".join(f"NodeName={n} CPUs=16 RealMemory=64000 Gres=gpu:{U.GPUS_PER_NODE}\n"
                      for n in SLURM_NODES) + \
     "PartitionName=p4 Nodes=p4n[1-4] Default=YES MaxTime=INFINITE State=UP\n" \
     "PartitionName=p5 Nodes=p5n[1-4] MaxTime=INFINITE State=UP\n" \
     "SchedulerType=sched/backfill\n" \
-    "AuthInfo=cred_expire=10\n"  # the test cluster's: a requeued job waits 11 s (tests/cluster)
+    "AuthInfo=cred_expire=10\n" \
+    "PriorityDecayHalfLife=1-0\nPriorityWeightFairshare=10000\nPriorityWeightAge=1000\n"
 SHAREQ_SCHED_PARAMS = "bf_min_prio_reserve=1073741824,partition_job_depth=4"
 SHARE_OF_TIER = {tier: share for tier, share, _ in U.TIERS}
 PRIORITY_OF_TIER = {tier: prio for tier, _, prio in U.TIERS}

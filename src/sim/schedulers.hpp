@@ -106,16 +106,37 @@ class ShareqScheduler {
   std::vector<std::vector<int>> overlapping_;  // partition -> the partitions sharing a node
 };
 
-// Slurm's stock plugins without shares (stock_scheduler.cpp): submission order, first fit,
-// Slurm's passes and their bounds, no reservations.
+// priority/multifactor as slurm.conf sets it, for the stock baseline (SlurmCluster's fields).
+struct StockTuning {
+  int64_t calc_period_s = 300;  // PriorityCalcPeriod: how often fair share and age are computed
+  int64_t decay_half_life_s = 7 * 86400;  // PriorityDecayHalfLife (0: no decay)
+  uint32_t weight_fairshare = 0;          // PriorityWeightFairshare
+  uint32_t weight_age = 0;                // PriorityWeightAge
+  int64_t max_age_s = 7 * 86400;          // PriorityMaxAge
+};
+
+// Slurm's stock plugins without shares (stock_scheduler.cpp): multifactor's order (fair share
+// and age, as of its last calculation), first fit, Slurm's passes and their bounds, no
+// reservations.
 class StockScheduler {
  public:
-  explicit StockScheduler(SimState& state);
+  StockScheduler(SimState& state, StockTuning tuning);
   PassOutcome pass(const PassBounds& bounds = {});
 
  private:
+  void calculate_due();
+  void accrue_usage(policy::Time to);
+  void rank_accounts();
+  [[nodiscard]] uint32_t priority_of(const policy::PendingJob& job) const;
+
   SimState& state_;
+  StockTuning tuning_;
   std::vector<std::vector<int>> overlapping_;  // partition -> the partitions sharing a node
+  // Fair share: each share (a Slurm account) as a leaf of the tree, all of equal shares.
+  std::vector<double> usage_;            // [share]: decayed CPU-seconds
+  std::vector<double> fs_factor_;        // [share], as of calculated_at_
+  policy::Time calculated_at_ = 0;       // the last calculation (multifactor's decay thread)
+  std::vector<policy::JobId> charging_;  // started, not yet charged up to their end
 };
 
 class FifoScheduler {

@@ -139,7 +139,7 @@ SimResult simulate(const Trace& trace, const Workload& workload, const SlurmClus
     ShareqScheduler scheduler(state, options.tuning);
     replay(state, scheduler, options, out);
   } else if (kind == SchedulerKind::Stock) {
-    StockScheduler scheduler(state);
+    StockScheduler scheduler(state, options.stock);
     replay(state, scheduler, options, out);
   } else {
     FifoScheduler scheduler(state);

@@ -25,6 +25,7 @@ enum class SchedulerKind { Shareq, Fifo, Stock };
 struct SimOptions {
   SchedulerParams scheduler;  // Slurm's passes: slurm.conf's, or Slurm's defaults
   ShareqTuning tuning;        // priority decay
+  StockTuning stock;          // the stock baseline's priority/multifactor
   bool keep_jobs = true;      // fill SimResult::jobs (the per-job CSV)
   // A preempted (requeued) job's wait before it may start again: slurm.conf's AuthInfo
   // cred_expire + 1 s (SlurmCluster::requeue_hold_s); 0: at once.

@@ -106,6 +106,10 @@ class Reader {
       duration(kvs[0], number, cluster_.priority_calc_period_s);
     if (text::iequals(kvs[0].key, "PriorityDecayHalfLife"))
       duration(kvs[0], number, cluster_.decay_half_life_s);
+    if (text::iequals(kvs[0].key, "PriorityMaxAge")) duration(kvs[0], number, cluster_.max_age_s);
+    if (text::iequals(kvs[0].key, "PriorityWeightFairshare"))
+      weight(kvs[0], number, cluster_.weight_fairshare);
+    if (text::iequals(kvs[0].key, "PriorityWeightAge")) weight(kvs[0], number, cluster_.weight_age);
     if (text::iequals(kvs[0].key, "AuthInfo")) auth_info(kvs[0].value, number);
   }
 
@@ -212,6 +216,17 @@ class Reader {
                        "HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
     }
     seconds = *parsed;
+  }
+
+  // A PriorityWeight* key into `weight` (Slurm reads an unsigned 32-bit integer); the last line
+  // counts.
+  void weight(const KeyValue& kv, int number, uint32_t& weight) {
+    const auto n = text::parse_decimal(kv.value, UINT32_MAX);
+    if (n.status != text::NumberStatus::Ok) {
+      return error(number, std::string(kv.key),
+                   text::number_message(kv.value, n, "whole numbers, 0..4294967295"));
+    }
+    weight = static_cast<uint32_t>(n.value);
   }
 
   // AuthInfo's cred_expire=SECONDS, among its comma-separated options; Slurm's default when

@@ -3,9 +3,10 @@
 // Read: NodeName=LIST [Gres=gpu:N | gpu:TYPE:N [,...]] lines (NodeName=DEFAULT sets the Gres of
 // the lines after it), PartitionName=NAME Nodes=LIST|ALL lines (PartitionName=DEFAULT sets
 // their Nodes), the scheduling cadence: SchedulerType and SchedulerParameters
-// (sched_params.hpp; the last line of each counts, Slurm's defaults where absent), and
-// PriorityCalcPeriod and PriorityDecayHalfLife (the last line of each), and AuthInfo's
-// cred_expire (the last line; a requeued job's BeginTime follows from it). GPUs are the
+// (sched_params.hpp; the last line of each counts, Slurm's defaults where absent),
+// PriorityCalcPeriod, PriorityDecayHalfLife, PriorityMaxAge, PriorityWeightFairshare and
+// PriorityWeightAge (the last line of each; the stock baseline's priority/multifactor), and
+// AuthInfo's cred_expire (the last line; a requeued job's BeginTime follows from it). GPUs are the
 // sum of every gpu entry of Gres (other GRES ignored; a "(S:0-1)" socket suffix is allowed).
 // Include PATH reads another file in place of the line, as Slurm's s_p_parse_file does
 // (parse_config.c, _parse_include_directive): a relative PATH is relative to the directory of the
@@ -48,6 +49,11 @@ struct SlurmCluster {
   // 0: no decay). shareq accrues usage every policy::recalc_period_s(priority_calc_period_s).
   int64_t priority_calc_period_s = int64_t{5} * 60;
   int64_t decay_half_life_s = int64_t{7} * 86400;
+  // priority/multifactor's fair-share and age weights (Slurm's default 0) and PriorityMaxAge
+  // (7 days): the stock baseline's order (stock_scheduler.cpp). shareq reads none of them.
+  uint32_t weight_fairshare = 0;
+  uint32_t weight_age = 0;
+  int64_t max_age_s = int64_t{7} * 86400;
   // How long Slurm holds a requeued (preempted) job: its BeginTime is cred_expire + 1 s from the
   // requeue (job_mgr.c); cred_expire is AuthInfo's, 120 s by default.
   int64_t requeue_hold_s = kDefaultCredExpireS + 1;

@@ -247,8 +247,9 @@ TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {
 
 // The stock baseline (Slurm's stock plugins): submission order, cons_tres's first fit, and a main
 // pass that stops at the first job that does not fit, whatever it is.
-SimRun stock(const std::string& trace, const std::string& config = "passes.shareq.conf") {
-  return sim({"--slurm-conf", kData + "/passes.slurm.conf", "--config", kData + "/" + config,
+SimRun stock(const std::string& trace, const std::string& config = "passes.shareq.conf",
+             const std::string& slurm_conf = "stock.slurm.conf") {
+  return sim({"--slurm-conf", kData + "/" + slurm_conf, "--config", kData + "/" + config,
               "--trace", kData + "/" + trace, "--baseline", "stock", "--baseline-jobs-csv",
               test_csv("stock.")});
 }
@@ -256,16 +257,21 @@ SimRun stock(const std::string& trace, const std::string& config = "passes.share
 std::string stock_csv() { return file_text(test_csv("stock.")); }
 
 TEST(SimGolden, StockBaselineMainPassStopsAtTheFirstJobThatDoesNotFit) {
-  // nostop.sacct: job 3 (4 GPUs, a borrower under shareq) fits nowhere at 10. shareq's main pass
-  // goes on past it and starts job 4 at 10; stock's stops there, and job 4 waits for the
-  // backfill pass at 30.
+  // nostop.sacct: job 3 (4 GPUs, a borrower under shareq) fits nowhere at 10. Stock's main pass
+  // (stock.slurm.conf: no bf_min_prio_reserve) stops there, and job 4 waits for the backfill
+  // pass at 30.
   const SimRun run = stock("nostop.sacct");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_NE(run.out.find("== stock: 4 jobs replayed"), std::string::npos) << run.out;
   const std::string csv = stock_csv();
   EXPECT_NE(csv.find("4,borrower,gpu,10,30,130,20,0,\"g1\""), std::string::npos) << csv;
   EXPECT_NE(csv.find("3,borrower,gpu,10,1000,1100,990,0,"), std::string::npos) << csv;
-  EXPECT_NE(run.csv.find("4,borrower,gpu,10,10,110,0,0,"), std::string::npos) << run.csv;
+  // With passes.slurm.conf's bf_min_prio_reserve, above every borrower's priority under shareq
+  // and every priority under stock, both main passes go on past job 3 and start job 4 at 10.
+  const SimRun reserve = stock("nostop.sacct", "passes.shareq.conf", "passes.slurm.conf");
+  ASSERT_EQ(reserve.code, 0) << reserve.err;
+  EXPECT_NE(reserve.csv.find("4,borrower,gpu,10,10,110,0,0,"), std::string::npos) << reserve.csv;
+  EXPECT_NE(stock_csv().find("4,borrower,gpu,10,10,110,0,0,"), std::string::npos) << stock_csv();
 }
 
 TEST(SimGolden, StockBaselinePlacesByFirstFitInSubmissionOrder) {
@@ -285,6 +291,46 @@ TEST(SimGolden, StockBaselinePlacesByFirstFitInSubmissionOrder) {
   const std::string fifo = stock_csv();
   EXPECT_NE(fifo.find("2,owner,gpu,10,100,200,90,0,"), std::string::npos) << fifo;
   EXPECT_NE(fifo.find("4,owner,gpu,10,300,400,290,0,"), std::string::npos) << fifo;
+}
+
+// fairshare.sacct: owner's jobs 1 and 2 fill both nodes (until 1000 and 2000); owner's job 3
+// (at 10) and borrower's job 4 (at 20) wait for job 1's node. The stock baseline with
+// stock.slurm.conf's passes and multifactor's priority settings `priority`.
+std::string stock_fairshare_csv(const std::string& priority) {
+  const std::string conf = ::testing::TempDir() + "/sim_golden.fairshare." +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                           ".slurm.conf";
+  std::ofstream(conf) << file_text(kData + "/stock.slurm.conf") << priority;
+  const SimRun run = sim({"--slurm-conf", conf, "--config", kData + "/passes.shareq.conf",
+                          "--trace", kData + "/fairshare.sacct", "--baseline", "stock",
+                          "--baseline-jobs-csv", test_csv("stock.")});
+  EXPECT_EQ(run.code, 0) << run.err;
+  return stock_csv();
+}
+
+TEST(SimGolden, StockBaselineOrdersByFairShareAsOfItsLastCalculation) {
+  // By 1000, multifactor has calculated every minute: owner has used two nodes, borrower nothing,
+  // so borrower's job 4 goes first although submitted after owner's job 3.
+  const std::string fair =
+      stock_fairshare_csv("PriorityWeightFairshare=10000\nPriorityCalcPeriod=1\n");
+  EXPECT_NE(fair.find("4,borrower,gpu,20,1000,1100,980,0,\"g1\""), std::string::npos) << fair;
+  EXPECT_NE(fair.find("3,owner,gpu,10,1100,1200,1090,0,\"g1\""), std::string::npos) << fair;
+  // Calculated only at Slurm's start (PriorityCalcPeriod of an hour): no usage yet, every share
+  // ties, and the jobs go in submission order; so they do with no weights (Slurm's default).
+  for (const std::string priority :
+       {"PriorityWeightFairshare=10000\nPriorityCalcPeriod=60\n", "PriorityCalcPeriod=1\n"}) {
+    const std::string fifo = stock_fairshare_csv(priority);
+    EXPECT_NE(fifo.find("3,owner,gpu,10,1000,1100,990,0,\"g1\""), std::string::npos)
+        << priority << fifo;
+    EXPECT_NE(fifo.find("4,borrower,gpu,20,1100,1200,1080,0,\"g1\""), std::string::npos)
+        << priority << fifo;
+  }
+  // Age outweighs fair share here: job 3 has waited 10 s longer (10 s of an hour's PriorityMaxAge
+  // is worth 2,777 points; borrower's better fair share, 500).
+  const std::string aged = stock_fairshare_csv(
+      "PriorityWeightFairshare=1000\nPriorityWeightAge=1000000\nPriorityMaxAge=60\n"
+      "PriorityCalcPeriod=1\n");
+  EXPECT_NE(aged.find("3,owner,gpu,10,1000,1100,990,0,\"g1\""), std::string::npos) << aged;
 }
 
 TEST(SimGolden, SameInputsSameOutput) {

@@ -271,6 +271,32 @@ TEST(SlurmConf, PriorityPeriodsAsSlurmReadsThem) {
             "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
 }
 
+TEST(SlurmConf, MultifactorWeightsAndMaxAgeForTheStockBaseline) {
+  const auto defaults = parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf");
+  ASSERT_TRUE(defaults.value);
+  EXPECT_EQ(defaults.value->weight_fairshare, 0u);
+  EXPECT_EQ(defaults.value->weight_age, 0u);
+  EXPECT_EQ(defaults.value->max_age_s, 7 * 86400);
+  const auto set = parse_slurm_conf(
+      "NodeName=n1\nPriorityWeightFairshare=10000\nPriorityWeightAge=4294967295\n"
+      "PriorityMaxAge=1-0\n",
+      "slurm.conf");
+  ASSERT_TRUE(set.value) << first_error(set.errors);
+  EXPECT_EQ(set.value->weight_fairshare, 10000u);
+  EXPECT_EQ(set.value->weight_age, 4294967295u);
+  EXPECT_EQ(set.value->max_age_s, 86400);
+  const auto big = parse_slurm_conf("NodeName=n1\nPriorityWeightAge=4294967296\n", "slurm.conf");
+  EXPECT_FALSE(big.value);
+  EXPECT_EQ(first_error(big.errors),
+            "slurm.conf:2: PriorityWeightAge: 4294967296 is out of range; allowed: whole numbers, "
+            "0..4294967295");
+  const auto word = parse_slurm_conf("PriorityWeightFairshare=high\n", "slurm.conf");
+  EXPECT_FALSE(word.value);
+  EXPECT_NE(first_error(word.errors).find("PriorityWeightFairshare: \"high\""), std::string::npos)
+      << first_error(word.errors);
+  EXPECT_FALSE(parse_slurm_conf("PriorityMaxAge=7d\n", "slurm.conf").value);
+}
+
 TEST(SlurmConf, RequeueHoldIsCredExpirePlusOne) {
   // job_mgr.c gives a requeued job a BeginTime of cred_expire + 1 s; cred_expire is AuthInfo's.
   EXPECT_EQ(parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf").value->requeue_hold_s, 121);
