@@ -271,6 +271,13 @@ TEST(SlurmConf, PriorityPeriodsAsSlurmReadsThem) {
             "MINUTES:SECONDS, HOURS:MINUTES:SECONDS, DAYS-HOURS[:MINUTES[:SECONDS]]");
 }
 
+// The first error of a slurm.conf (named slurm.conf) that must be refused.
+std::string slurm_conf_refused(const std::string& text) {
+  const auto parsed = parse_slurm_conf(text, "slurm.conf");
+  EXPECT_FALSE(parsed.value) << text;
+  return first_error(parsed.errors);
+}
+
 TEST(SlurmConf, MultifactorWeightsAndMaxAgeForTheStockBaseline) {
   const auto defaults = parse_slurm_conf("NodeName=n1 Gres=gpu:4\n", "slurm.conf");
   ASSERT_TRUE(defaults.value);
@@ -285,16 +292,12 @@ TEST(SlurmConf, MultifactorWeightsAndMaxAgeForTheStockBaseline) {
   EXPECT_EQ(set.value->weight_fairshare, 10000u);
   EXPECT_EQ(set.value->weight_age, 4294967295u);
   EXPECT_EQ(set.value->max_age_s, 86400);
-  const auto big = parse_slurm_conf("NodeName=n1\nPriorityWeightAge=4294967296\n", "slurm.conf");
-  EXPECT_FALSE(big.value);
-  EXPECT_EQ(first_error(big.errors),
+  EXPECT_EQ(slurm_conf_refused("NodeName=n1\nPriorityWeightAge=4294967296\n"),
             "slurm.conf:2: PriorityWeightAge: 4294967296 is out of range; allowed: whole numbers, "
             "0..4294967295");
-  const auto word = parse_slurm_conf("PriorityWeightFairshare=high\n", "slurm.conf");
-  EXPECT_FALSE(word.value);
-  EXPECT_NE(first_error(word.errors).find("PriorityWeightFairshare: \"high\""), std::string::npos)
-      << first_error(word.errors);
-  EXPECT_FALSE(parse_slurm_conf("PriorityMaxAge=7d\n", "slurm.conf").value);
+  const std::string word = slurm_conf_refused("PriorityWeightFairshare=high\n");
+  EXPECT_NE(word.find("PriorityWeightFairshare: \"high\""), std::string::npos) << word;
+  EXPECT_NE(slurm_conf_refused("PriorityMaxAge=7d\n").find("PriorityMaxAge"), std::string::npos);
 }
 
 TEST(SlurmConf, RequeueHoldIsCredExpirePlusOne) {
@@ -307,15 +310,11 @@ TEST(SlurmConf, RequeueHoldIsCredExpirePlusOne) {
   EXPECT_EQ(
       parse_slurm_conf("NodeName=n1\nAuthInfo=socket=/x\n", "slurm.conf").value->requeue_hold_s,
       121);
-  const auto low = parse_slurm_conf("AuthInfo=cred_expire=4\n", "slurm.conf");
-  EXPECT_FALSE(low.value);
-  EXPECT_EQ(first_error(low.errors),
+  EXPECT_EQ(slurm_conf_refused("AuthInfo=cred_expire=4\n"),
             "slurm.conf:1: AuthInfo cred_expire: \"4\" is out of range; allowed: whole seconds, "
             "5..2147483647");
-  const auto bad = parse_slurm_conf("# c\nAuthInfo=cred_expire=10s\n", "slurm.conf");
-  EXPECT_FALSE(bad.value);
-  EXPECT_EQ(first_error(bad.errors).rfind("slurm.conf:2: AuthInfo cred_expire: \"10s\"", 0), 0u)
-      << first_error(bad.errors);
+  const std::string bad = slurm_conf_refused("# c\nAuthInfo=cred_expire=10s\n");
+  EXPECT_EQ(bad.rfind("slurm.conf:2: AuthInfo cred_expire: \"10s\"", 0), 0u) << bad;
 }
 
 TEST(Time, SlurmMinutesAsTimeStr2minsReadsThem) {
