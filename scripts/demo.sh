@@ -34,9 +34,11 @@ no_jobs() { [ -z "$(squeue -h -o %i)" ]; }
 
 say "Installing packages and building shareq"
 scripts/install-deps.sh
-# The configuration of the test command (scripts/test.sh): one build serves both.
+# The configuration of the test command (scripts/test.sh): one build serves both. Only what the
+# cluster runs is built here (plugins, the tool, the cluster's helpers); the test command builds
+# the rest.
 cmake -S . -B build -DSHAREQ_TESTS=ON -DSHAREQ_PLUGINS=ON >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build build -j"$(nproc)" --target cluster_parts
 
 say "Starting a local Slurm cluster with shareq (munge, MariaDB, slurmdbd, slurmctld, 8 x slurmd)"
 tests/cluster/cluster down >/dev/null 2>&1 || true
