@@ -245,12 +245,13 @@ TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {
   EXPECT_NE(run.out.find("\"preempted_runs\": 0"), std::string::npos);
 }
 
-// The stock baseline (Slurm's stock plugins): submission order, cons_tres's first fit, and a main
-// pass that stops at the first job that does not fit, whatever it is.
+// The stock baseline (Slurm's stock plugins): multifactor's order (submission order in
+// stock.slurm.conf, which sets no weights), cons_tres's first fit, and a main pass that stops at
+// the first job that does not fit, whatever it is, unless it is below bf_min_prio_reserve.
 SimRun stock(const std::string& trace, const std::string& config = "passes.shareq.conf",
              const std::string& slurm_conf = "stock.slurm.conf") {
-  return sim({"--slurm-conf", kData + "/" + slurm_conf, "--config", kData + "/" + config,
-              "--trace", kData + "/" + trace, "--baseline", "stock", "--baseline-jobs-csv",
+  return sim({"--slurm-conf", kData + "/" + slurm_conf, "--config", kData + "/" + config, "--trace",
+              kData + "/" + trace, "--baseline", "stock", "--baseline-jobs-csv",
               test_csv("stock.")});
 }
 
