@@ -249,8 +249,8 @@ TEST(SimGolden, FifoBaselineRunsInSubmissionOrder) {
 // stock.slurm.conf, which sets no weights), cons_tres's first fit, and a main pass that stops at
 // the first job that does not fit, whatever it is, unless it is below bf_min_prio_reserve.
 SimRun stock(const std::string& trace, const std::string& config = "passes.shareq.conf",
-             const std::string& slurm_conf = "stock.slurm.conf") {
-  return sim({"--slurm-conf", kData + "/" + slurm_conf, "--config", kData + "/" + config, "--trace",
+             const std::string& slurm_conf = kData + "/stock.slurm.conf") {
+  return sim({"--slurm-conf", slurm_conf, "--config", kData + "/" + config, "--trace",
               kData + "/" + trace, "--baseline", "stock", "--baseline-jobs-csv",
               test_csv("stock.")});
 }
@@ -269,7 +269,7 @@ TEST(SimGolden, StockBaselineMainPassStopsAtTheFirstJobThatDoesNotFit) {
   EXPECT_NE(csv.find("3,borrower,gpu,10,1000,1100,990,0,"), std::string::npos) << csv;
   // With passes.slurm.conf's bf_min_prio_reserve, above every borrower's priority under shareq
   // and every priority under stock, both main passes go on past job 3 and start job 4 at 10.
-  const SimRun reserve = stock("nostop.sacct", "passes.shareq.conf", "passes.slurm.conf");
+  const SimRun reserve = stock("nostop.sacct", "passes.shareq.conf", kData + "/passes.slurm.conf");
   ASSERT_EQ(reserve.code, 0) << reserve.err;
   EXPECT_NE(reserve.csv.find("4,borrower,gpu,10,10,110,0,0,"), std::string::npos) << reserve.csv;
   EXPECT_NE(stock_csv().find("4,borrower,gpu,10,10,110,0,0,"), std::string::npos) << stock_csv();
@@ -302,9 +302,7 @@ std::string stock_fairshare_csv(const std::string& priority) {
                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                            ".slurm.conf";
   std::ofstream(conf) << file_text(kData + "/stock.slurm.conf") << priority;
-  const SimRun run = sim({"--slurm-conf", conf, "--config", kData + "/passes.shareq.conf",
-                          "--trace", kData + "/fairshare.sacct", "--baseline", "stock",
-                          "--baseline-jobs-csv", test_csv("stock.")});
+  const SimRun run = stock("fairshare.sacct", "passes.shareq.conf", conf);
   EXPECT_EQ(run.code, 0) << run.err;
   return stock_csv();
 }
