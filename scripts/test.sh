@@ -9,7 +9,8 @@
 #      `shareq sim` (bench/cluster/sim_crosscheck.py), its figures beside the cluster's; and the
 #      benchmark's job lists replayed in `shareq sim` alone, shareq against its model of the
 #      stock plugins, 200 runs at time scales 1, 3 and 5, as configured and with production's
-#      BorrowWeight=10 (seconds, no machine noise);
+#      BorrowWeight=10, and with that, ReclaimAfter=64 and BorrowOrder=largest (seconds, no
+#      machine noise);
 #   5. cluster tests against a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, 8 slurmd);
 #   5b. fault injection (tests/faults, stage "faults"): a short seeded run on a fresh cluster (one
 #      round of each fault; its seed printed, SHAREQ_FAULT_SEED repeats it; docs/reliability.md);
@@ -186,6 +187,11 @@ if [[ " $stages " == *" bench "* ]]; then
   step "the same with production's overflow first (BorrowWeight=10, docs/benchmarks.md; figures, not assertions)"
   for time_scale in 1 3 5; do
     bench/cluster/utilisation.py --simulate --time-scale "$time_scale" --borrow-weights production=10
+  done
+  step "the same with ReclaimAfter=64 and the largest borrowers first (BorrowOrder=largest, docs/benchmarks.md; figures, not assertions)"
+  for time_scale in 1 3 5; do
+    bench/cluster/utilisation.py --simulate --time-scale "$time_scale" --borrow-weights production=10 \
+      --reclaim-after 64 --conf-line BorrowOrder=largest
   done
 fi
 

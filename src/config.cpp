@@ -119,7 +119,7 @@ bool equivalent(const Config& a, const Config& b) {
          a.default_priority == b.default_priority &&
          a.in_share_preemption == b.in_share_preemption &&
          a.reclaim_min_runtime_s == b.reclaim_min_runtime_s &&
-         a.reclaim_after_s == b.reclaim_after_s &&
+         a.reclaim_after_s == b.reclaim_after_s && a.borrow_order == b.borrow_order &&
          a.preempt_grace_time_s == b.preempt_grace_time_s &&
          a.max_keep_alive_s == b.max_keep_alive_s &&
          a.max_warm_pool_lifetime_s == b.max_warm_pool_lifetime_s &&

@@ -72,6 +72,9 @@ struct ShareQuota {
 };
 
 enum class WarmPoolMode { Prefer, Reserve };
+// How borrowers are ordered (BorrowOrder): by fair share (decayed usage relative to quota and
+// BorrowWeight), or the largest job first (by size class), then by fair share.
+enum class BorrowOrder { FairShare, Largest };
 // What happens to a job whose account is under no share (UnlistedAccounts): it runs as a
 // borrower of the implicit share kUnlistedShare, or it is refused at submission.
 enum class UnlistedAccounts { Borrow, Refuse };
@@ -87,12 +90,13 @@ struct Config {
   std::vector<Family> families;
   std::vector<ShareQuota> shares;
 
-  int default_priority = 50;            // DefaultPriority, 0..99
-  bool in_share_preemption = true;      // InSharePreemption
-  int64_t reclaim_min_runtime_s = 600;  // ReclaimMinRuntime
-  int64_t reclaim_after_s = 60;         // ReclaimAfter
-  int64_t preempt_grace_time_s = 0;     // PreemptGraceTime
-  int64_t max_keep_alive_s = 3600;      // MaxKeepAlive
+  int default_priority = 50;                          // DefaultPriority, 0..99
+  bool in_share_preemption = true;                    // InSharePreemption
+  int64_t reclaim_min_runtime_s = 600;                // ReclaimMinRuntime
+  int64_t reclaim_after_s = 60;                       // ReclaimAfter
+  BorrowOrder borrow_order = BorrowOrder::FairShare;  // BorrowOrder
+  int64_t preempt_grace_time_s = 0;                   // PreemptGraceTime
+  int64_t max_keep_alive_s = 3600;                    // MaxKeepAlive
   int64_t max_warm_pool_lifetime_s =
       int64_t{28} * 86400;  // MaxWarmPoolLifetime (accepts s/m/h/d suffix)
   WarmPoolMode warm_pool_mode = WarmPoolMode::Prefer;             // WarmPoolMode

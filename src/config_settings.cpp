@@ -57,6 +57,17 @@ Message apply_unlisted_accounts(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
+Message apply_borrow_order(Config& config, std::string_view value) {
+  if (text::iequals(value, "fairshare")) {
+    config.borrow_order = BorrowOrder::FairShare;
+  } else if (text::iequals(value, "largest")) {
+    config.borrow_order = BorrowOrder::Largest;
+  } else {
+    return text::quote(value) + " is not a choice; allowed: fairshare, largest";
+  }
+  return std::nullopt;
+}
+
 constexpr std::array<std::pair<std::string_view, MatchField>, 5> kMatchFields = {{
     {"image", MatchField::Image},
     {"account", MatchField::Account},
@@ -172,7 +183,7 @@ Message apply_image_fetch_timeout(Config& config, std::string_view value) {
   return std::nullopt;
 }
 
-constexpr std::array<GlobalSetting, 17> kSettings = {{
+constexpr std::array<GlobalSetting, 18> kSettings = {{
     {"DefaultPriority", "0..99", apply_default_priority,
      [](const Config& c) { return std::to_string(c.default_priority); }},
     {"InSharePreemption", "yes, no, true, false, 1, 0, on, off",
@@ -190,6 +201,10 @@ constexpr std::array<GlobalSetting, 17> kSettings = {{
        return store(units::parse_seconds(v), c.reclaim_after_s);
      },
      [](const Config& c) { return std::to_string(c.reclaim_after_s); }},
+    {"BorrowOrder", "fairshare, largest", apply_borrow_order,
+     [](const Config& c) {
+       return std::string(c.borrow_order == BorrowOrder::Largest ? "largest" : "fairshare");
+     }},
     {"PreemptGraceTime", "a non-negative integer number of seconds",
      [](Config& c, std::string_view v) {
        return store(units::parse_seconds(v), c.preempt_grace_time_s);

@@ -7,6 +7,7 @@ extern "C" SHAREQ_CTLD_API void shareq_fill_priority_factors(const shareq_priori
                                                              priority_factors_t* out) {
   using shareq::policy::kJobPriorityWeight;
   using shareq::policy::kShareRankWeight;
+  using shareq::policy::kSizeClassWeight;
   out->priority_age = 0;
   out->priority_assoc = 0;
   out->priority_fs = 0;
@@ -27,10 +28,14 @@ extern "C" SHAREQ_CTLD_API void shareq_fill_priority_factors(const shareq_priori
   }
   const int64_t rank_part = int64_t{parts->share_rank} * kShareRankWeight;
   const int64_t priority_part = int64_t{parts->job_priority} * kJobPriorityWeight;
-  // sprio adds SITE, FAIRSHARE and ASSOC and subtracts NICE: SITE is what makes that the priority.
-  const int64_t site = int64_t{parts->priority} - rank_part - priority_part + parts->nice;
+  const int64_t size_part = int64_t{parts->size_class} * kSizeClassWeight;
+  // sprio adds SITE, FAIRSHARE, JOBSIZE and ASSOC and subtracts NICE: SITE is what makes that
+  // the priority.
+  const int64_t site =
+      int64_t{parts->priority} - rank_part - priority_part - size_part + parts->nice;
   out->nice = static_cast<uint32_t>(int64_t{NICE_OFFSET} + parts->nice);
   out->priority_site = static_cast<uint32_t>(int64_t{NICE_OFFSET} + site);
   out->priority_fs = static_cast<double>(rank_part);
+  out->priority_js = static_cast<double>(size_part);
   out->priority_assoc = static_cast<double>(priority_part);
 }

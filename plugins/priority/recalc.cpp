@@ -116,10 +116,11 @@ std::shared_ptr<const RankedShares> current_ranks(
 }
 
 shareq_priority_parts_t parts_of(const policy::PriorityFactors& p) {
-  return shareq_priority_parts_t{true, p.priority, p.tier, p.share_rank, p.job_priority, p.nice};
+  return shareq_priority_parts_t{true,           p.priority, p.tier,      p.share_rank,
+                                 p.job_priority, p.nice,     p.size_class};
 }
 
-constexpr shareq_priority_parts_t kOutside{false, SHAREQ_OUTSIDE_PRIORITY, 0, 0, 0, 0};
+constexpr shareq_priority_parts_t kOutside{false, SHAREQ_OUTSIDE_PRIORITY, 0, 0, 0, 0, 0};
 
 int64_t micros(std::chrono::steady_clock::duration d) {
   return std::chrono::duration_cast<std::chrono::microseconds>(d).count();

@@ -2,6 +2,7 @@
 #include "policy/ordering.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -40,9 +41,11 @@ bool less_decayed(const Pair& a, const Pair& b) {
   return a.decayed / entitled(a) < b.decayed / entitled(b);
 }
 
-// Dense ranks, the best pair (first after sorting by `less`) highest.
+// Dense ranks, the best pair (first after sorting by `less`) highest, at most `max_rank`: with
+// more distinct standings than that, the lowest ones tie at 1.
 template <typename Less>
-void assign_ranks(std::vector<Pair>& pairs, Less less, std::vector<uint32_t>& out) {
+void assign_ranks(std::vector<Pair>& pairs, Less less, uint32_t max_rank,
+                  std::vector<uint32_t>& out) {
   std::sort(pairs.begin(), pairs.end(), [&](const Pair& a, const Pair& b) {
     return less(a, b) || (!less(b, a) && a.index < b.index);
   });
@@ -52,9 +55,10 @@ void assign_ranks(std::vector<Pair>& pairs, Less less, std::vector<uint32_t>& ou
     if (i == 0 || less(pairs[i - 1], pairs[i])) ++distinct;
     dense[i] = distinct;
   }
+  const size_t top = std::min<size_t>(distinct, max_rank);
   for (size_t i = 0; i < pairs.size(); ++i) {
-    const size_t rank = distinct + 1 - dense[i];
-    out[pairs[i].index] = static_cast<uint32_t>(std::min<size_t>(rank, kMaxShareRank));
+    const size_t rank = dense[i] >= top ? 1 : top + 1 - dense[i];
+    out[pairs[i].index] = static_cast<uint32_t>(rank);
   }
 }
 
@@ -86,19 +90,25 @@ std::vector<Pair> ranked_pairs(const Ledger& ledger, const DecayedUsage& usage) 
 
 struct Standing {
   bool within = false;
+  uint32_t size = 0;  // a borrower's size class under BorrowOrder=largest, else 0
   uint32_t rank = 0;
-  bool operator>(const Standing& o) const { return within != o.within ? within : rank > o.rank; }
+  bool operator>(const Standing& o) const {
+    if (within != o.within) return within;
+    return size != o.size ? size > o.size : rank > o.rank;
+  }
 };
 
 PriorityFactors pack(const Standing& best, int priority, int64_t nice) {
   PriorityFactors factors;
   factors.within_quota = best.within;
   factors.tier = best.within ? kWithinQuotaTier : 0;
+  factors.size_class = best.size;
   factors.share_rank = best.rank;
   factors.job_priority = static_cast<uint32_t>(std::clamp(priority, 0, 99));
   factors.nice = nice;
   factors.nice_level = nice_level(nice);
-  factors.priority = factors.tier + factors.share_rank * kShareRankWeight +
+  factors.priority = factors.tier + factors.size_class * kSizeClassWeight +
+                     factors.share_rank * kShareRankWeight +
                      factors.job_priority * kJobPriorityWeight + factors.nice_level;
   return factors;
 }
@@ -122,6 +132,15 @@ uint32_t coarse_step(int64_t magnitude) {
 static_assert(int64_t{99} * kJobPriorityWeight + kNiceCenter + kExactNice + kCoarseLevels <
               kShareRankWeight);
 static_assert(int64_t{kMaxShareRank} * kShareRankWeight + kShareRankWeight <= kWithinQuotaTier);
+static_assert(int64_t{kMaxBorrowRankBySize} * kShareRankWeight + kShareRankWeight <=
+              kSizeClassWeight);
+static_assert(int64_t{kMaxSizeClass} * kSizeClassWeight + kSizeClassWeight <= kWithinQuotaTier);
+
+uint32_t size_class(int64_t amount) {
+  if (amount < 1) return 1;
+  const auto bits = static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(amount)));
+  return std::min(bits, kMaxSizeClass);
+}
 
 uint32_t nice_level(int64_t nice) {
   if (nice >= -kExactNice && nice <= kExactNice) {
@@ -141,8 +160,9 @@ ShareRanks rank_shares(const Ledger& ledger, const DecayedUsage& usage) {
   ranks.within.assign(policy.share_count() * policy.family_count(), 0);
   ranks.borrow.assign(ranks.within.size(), 0);
   std::vector<Pair> pairs = ranked_pairs(ledger, usage);
-  assign_ranks(pairs, less_used, ranks.within);
-  assign_ranks(pairs, less_decayed, ranks.borrow);
+  assign_ranks(pairs, less_used, kMaxShareRank, ranks.within);
+  assign_ranks(pairs, less_decayed,
+               policy.borrow_largest_first ? kMaxBorrowRankBySize : kMaxShareRank, ranks.borrow);
   return ranks;
 }
 
@@ -177,12 +197,17 @@ std::optional<QuotaSlot> quota_slot(const ShareRanks& ranks, const Ledger& ledge
   return QuotaSlot{rule, amount, index};
 }
 
+// Per request of a job, the least size class it borrows with under BorrowOrder=largest
+// (lifted_classes below); empty: none.
+using SizeFloors = std::vector<uint32_t>;
+
 Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
-              const QuotaAhead& ahead) {
+              const QuotaAhead& ahead, const SizeFloors& floors = {}) {
   Standing best;
   Choice choice;
   std::vector<std::pair<FamilyId, Standing>> standings;
-  for (const FamilyRequest& request : job.requests) {
+  for (size_t r = 0; r < job.requests.size(); ++r) {
+    const FamilyRequest& request = job.requests[r];
     const auto slot = quota_slot(ranks, ledger, job, request);
     if (!slot) continue;
     const int64_t taken = math::add(ledger.usage(job.share, request.family),
@@ -190,6 +215,10 @@ Choice choose(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& j
     Standing here;
     here.within = math::add(taken, slot->amount) <= slot->rule->quota;
     here.rank = here.within ? ranks.within[slot->index] : ranks.borrow[slot->index];
+    const Policy& policy = ledger.policy();
+    if (!here.within && policy.borrow_largest_first && !policy.is_unlisted(job.share)) {
+      here.size = std::max(size_class(slot->amount), r < floors.size() ? floors[r] : 0);
+    }
     if (job.requests.size() > 1) standings.emplace_back(request.family, here);
     if (here > best) {
       best = here;
@@ -229,6 +258,50 @@ bool ahead_in_share(const PendingJob& a, const PendingJob& b) {
   return a.id < b.id;
 }
 
+// Same share, --share-priority and nice level: the share's order leaves them to size and age.
+bool same_standing_in_share(const PendingJob& a, const PendingJob& b) {
+  return a.share == b.share && a.priority == b.priority && nice_level(a.nice) == nice_level(b.nice);
+}
+
+// BorrowOrder=largest keeps a share's own order (criteria 3 and 4): a job borrows with at least
+// the size class of every eligible job of its share in the same family that the share puts behind
+// it by --share-priority or nice, so a share's small job of high priority is not passed by its own
+// larger job of low priority; jobs of equal priority and nice go by size. Per job (indices as
+// `pending`), per request; `order` is the share's own order (ahead_in_share).
+std::vector<SizeFloors> lifted_classes(const ShareRanks& ranks, const Ledger& ledger,
+                                       std::span<const PendingJob> pending,
+                                       const std::vector<size_t>& order) {
+  std::vector<SizeFloors> floors(pending.size());
+  // Per (share, family) pair: the largest class behind the standing at hand. Only the pair's own
+  // share's jobs touch it, and they come together in `order`.
+  std::vector<uint32_t> behind(ranks.within.size(), 0);
+  size_t end = order.size();
+  while (end > 0) {
+    size_t begin = end - 1;  // [begin, end): one standing, walked from the share's last
+    while (begin > 0 &&
+           same_standing_in_share(pending[order[begin - 1]], pending[order[end - 1]])) {
+      --begin;
+    }
+    for (size_t k = begin; k < end; ++k) {
+      const PendingJob& job = pending[order[k]];
+      for (const FamilyRequest& request : job.requests) {
+        const auto slot = quota_slot(ranks, ledger, job, request);
+        floors[order[k]].push_back(slot ? behind[slot->index] : 0);
+      }
+    }
+    for (size_t k = begin; k < end; ++k) {
+      const PendingJob& job = pending[order[k]];
+      if (!job.eligible) continue;
+      for (const FamilyRequest& request : job.requests) {
+        const auto slot = quota_slot(ranks, ledger, job, request);
+        if (slot) behind[slot->index] = std::max(behind[slot->index], size_class(slot->amount));
+      }
+    }
+    end = begin;
+  }
+  return floors;
+}
+
 }  // namespace
 
 PriorityFactors prioritize(const ShareRanks& ranks, const Ledger& ledger, const PendingJob& job,
@@ -244,11 +317,14 @@ RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
     return ahead_in_share(pending[a], pending[b]) ||
            (!ahead_in_share(pending[b], pending[a]) && a < b);
   });
+  const std::vector<SizeFloors> floors = ledger.policy().borrow_largest_first
+                                             ? lifted_classes(ranks, ledger, pending, order)
+                                             : std::vector<SizeFloors>(pending.size());
   RankedQueue out;
   out.factors.resize(pending.size());
   out.taken.assign(ranks.within.size(), 0);
   for (const size_t i : order) {
-    const Choice choice = choose(ranks, ledger, pending[i], out.taken);
+    const Choice choice = choose(ranks, ledger, pending[i], out.taken, floors[i]);
     out.factors[i] = choice.factors;
     if (!pending[i].eligible) continue;
     if (choice.index != SIZE_MAX) {

@@ -19,6 +19,15 @@
 //     over the weight: a share of weight 4 borrows ahead of one of weight 1 until it has used
 //     four times as much of its quota; AWS Batch's share weight factor, inverted); shares with
 //     a quota of 0 after all others, by decayed usage;
+//     with BorrowOrder=largest, borrowers go by the job's size class first (the bit length of
+//     its amount in the family's unit: 1, 2-3, 4-7, 8-15, ... up to class 15, 16384 and more),
+//     largest first, and then by the share's standing as above: first fit decreasing, so a job
+//     that needs a whole node takes one as it comes free instead of small jobs of a share that
+//     used less scattering over it. Idle capacity then goes by size, not by fair share; the
+//     quota tier is unchanged, and the implicit share of unlisted accounts (size class 0) stays
+//     after every share. A share's own order (3 and 4) stands: a borrower ranks with at least
+//     the size class of every eligible job of its share in the family that --share-priority or
+//     nice put behind it, so only its jobs of equal priority and nice go by size;
 //  3. inside a share, higher --share-priority first;
 //  4. then the lower nice value first (`--nice`, `scontrol update Nice=`: a user steps back their
 //     own job; a negative nice, which Slurm allows only operators, moves it ahead);
@@ -34,10 +43,13 @@
 // with no usable request gets tier 0 and share rank 0.
 //
 // Packing into Slurm's 32-bit priority (never 0, which Slurm reads as held; below 2^31):
-//   priority = tier + share_rank * 262144 + job_priority * 2600 + nice_level
+//   priority = tier + size_class * 2^26 + share_rank * 262144 + job_priority * 2600 + nice_level
 //   tier         = 2^30 when within quota, else 0
+//   size_class   = 1..15 for a borrower under BorrowOrder=largest (above), else 0
 //   share_rank   = 1..2^12-1, dense (equal standing, equal rank), higher first; 0 = unranked
-//                  (a site with more than 4095 (share, family) pairs ties its lowest ones)
+//                  (a site with more than 4095 (share, family) pairs ties its lowest ones; under
+//                  BorrowOrder=largest a borrower's rank is 1..255, and more than 255 pairs tie
+//                  their lowest ones among borrowers)
 //   job_priority = --share-priority clamped to 0..99
 //   nice_level   = 1300 - nice for a nice of -1200..1200 (exact: `--nice=1000` lowers the
 //                  priority by 1000, as under Slurm's own priority plugins); beyond that, 1..99
@@ -68,6 +80,7 @@ struct PriorityFactors {
   uint32_t priority = 0;  // what Slurm sees (formula above); always >= 1
   bool within_quota = false;
   uint32_t tier = 0;          // the within-quota bit's weight in `priority` (0 when borrowing)
+  uint32_t size_class = 0;    // BorrowOrder=largest: a borrower's size class (1..15), else 0
   uint32_t share_rank = 0;    // the share's standing (criterion 2) as a number, higher first
   uint32_t job_priority = 0;  // --share-priority's part (0..99)
   int64_t nice = 0;           // the job's nice value, as given
@@ -81,6 +94,13 @@ inline constexpr uint32_t kNiceCenter = 1300;  // nice_level of nice 0
 inline constexpr uint32_t kJobPriorityWeight = 2600;
 inline constexpr uint32_t kShareRankWeight = uint32_t{1} << 18;
 inline constexpr uint32_t kMaxShareRank = (uint32_t{1} << 12) - 1;
+inline constexpr uint32_t kSizeClassWeight = uint32_t{1} << 26;
+inline constexpr uint32_t kMaxSizeClass = 15;
+inline constexpr uint32_t kMaxBorrowRankBySize = (kSizeClassWeight / kShareRankWeight) - 1;  // 255
+
+// A borrower's size class under BorrowOrder=largest: the bit length of `amount` (1 for 1, 2 for
+// 2-3, 3 for 4-7, ...), at most kMaxSizeClass; 1 for an amount below 1.
+uint32_t size_class(int64_t amount);
 
 // nice_level (formula above): non-increasing in `nice`, 1..2599.
 uint32_t nice_level(int64_t nice);

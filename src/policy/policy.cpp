@@ -69,6 +69,7 @@ Policy Policy::compile(const Config& config) {
   policy.in_share_preemption = config.in_share_preemption;
   policy.reclaim_min_runtime_s = config.reclaim_min_runtime_s;
   policy.reclaim_after_s = config.reclaim_after_s;
+  policy.borrow_largest_first = config.borrow_order == BorrowOrder::Largest;
   policy.preempt_grace_time_s = config.preempt_grace_time_s;
   policy.fallback_delay_s = config.fallback_delay_s;
   policy.max_fallback_requeues = config.max_fallback_requeues;

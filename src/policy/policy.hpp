@@ -73,6 +73,7 @@ class Policy {
   bool in_share_preemption = true;
   int64_t reclaim_min_runtime_s = 600;
   int64_t reclaim_after_s = 60;
+  bool borrow_largest_first = false;  // BorrowOrder=largest (ordering.hpp)
   int64_t preempt_grace_time_s = 0;
   int64_t fallback_delay_s = 300;
   int max_fallback_requeues = 3;

@@ -363,6 +363,40 @@ def test_borrow_weight_lets_the_heavier_user_borrow_first(shares):
         status.stdout
 
 
+def test_borrow_order_largest_puts_the_larger_borrower_first(shares):
+    """Among borrowers, research (BorrowWeight=100) goes first by fair share, its 2-GPU job ahead
+    of prodexp2's 8-GPU job; BorrowOrder=largest (scontrol reconfigure) puts the 8-GPU job first,
+    and sprio's JOBSIZE column shows each one's size class x 2^26."""
+    c = shares
+    fair = conf(reclaim_after=3600, research_extra="BorrowWeight=100")
+    c.install_shareq_conf(fair)
+    fill = [gpu_job(c, "bob", share, 8, 50) for share in ("prodexp2", "research") for _ in "12"]
+    for job in fill:
+        c.wait_state(job, "RUNNING")
+    for share in ("prodexp2", "research"):
+        wait_until(f"{share} to have usage", lambda: c.share_raw_usage(share), timeout=30)
+    # Both shares at their quota (16 GPUs), p5 full: both jobs below borrow, and wait.
+    large = gpu_job(c, "bob", "prodexp2", 8, 50, script="sleep 1")
+    small = gpu_job(c, "bob", "research", 2, 50, script="sleep 1")
+
+    def order(large_ahead):
+        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
+        prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+        if not {large, small} <= prios.keys():
+            return None
+        return prios if (prios[large] > prios[small]) == large_ahead else None
+
+    prios = wait_until("research's small borrower ahead (fair share)", lambda: order(False))
+    assert prios[large] < 1 << 30 and prios[small] < 1 << 30, prios  # both borrow
+    c.install_shareq_conf(fair + "BorrowOrder=largest\n")
+    wait_until("prodexp2's 8-GPU borrower ahead (BorrowOrder=largest)", lambda: order(True))
+    rows = c.run(["sprio", "-h", "-j", f"{large},{small}", "-o", "%i %Y %J"]).stdout.split("\n")
+    jobsize = {int(i): (int(y), int(j)) for i, y, j in (r.split() for r in rows if r.strip())}
+    assert jobsize[large][1] == 4 << 26 and jobsize[small][1] == 2 << 26, jobsize
+    canonical = c.shareq("check-config")
+    assert "\nBorrowOrder=largest\n" in canonical.stdout, canonical.stdout + canonical.stderr
+
+
 @pytest.mark.every_release
 def test_a_shares_first_tier_ends_at_its_first_job_that_would_borrow(shares):
     """A share's jobs enter the within-quota tier in the share's own order, up to the first that

@@ -28,7 +28,8 @@ TEST(FormatConfig, DefaultsRoundTrip) { expect_round_trip(Config{}); }
 TEST(FormatConfig, EverySettingChangedRoundTrips) {
   expect_round_trip(
       must_parse(std::string(kClusterConf) +
-                 "InSharePreemption=no\nReclaimMinRuntime=7\nReclaimAfter=8\nPreemptGraceTime=90\n"
+                 "InSharePreemption=no\nReclaimMinRuntime=7\nReclaimAfter=8\nBorrowOrder=largest\n"
+                 "PreemptGraceTime=90\n"
                  "MaxKeepAlive=61\nMaxWarmPoolLifetime=0\nWarmPoolMode=reserve\n"
                  "WarmPoolMatch=nodes,image\nImageStore=http://store:8080/img\n"
                  "ImageCacheDir=/tmp/c\nImageCacheSize=1025\nImageFetchTimeout=61\n"
@@ -67,7 +68,7 @@ TEST(FormatConfig, PrintsEverySettingExplicitly) {
         "Share=ProdExp1 Family=p4 Quota=node=2 BorrowLimit=UNLIMITED LendLimit=UNLIMITED "
         "BorrowWeight=1\n",
         "DefaultPriority=50\n", "InSharePreemption=yes\n", "ReclaimMinRuntime=600\n",
-        "ReclaimAfter=60\n", "PreemptGraceTime=0\n", "MaxKeepAlive=1h\n",
+        "ReclaimAfter=60\n", "BorrowOrder=fairshare\n", "PreemptGraceTime=0\n", "MaxKeepAlive=1h\n",
         "MaxWarmPoolLifetime=28d\n", "WarmPoolMode=prefer\n",
         "WarmPoolMatch=image,account,user,partition,nodes\n", "# ImageStore is not set\n",
         "ImageCacheDir=/var/cache/shareq/images\n", "ImageCacheSize=200G\n",

@@ -185,6 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "allowed: prefer, reserve"},
         ErrorCase{"unknown unlisted accounts choice", "UnlistedAccounts=maybe", 1,
                   "UnlistedAccounts", "\"maybe\" is not a choice; allowed: borrow, refuse"},
+        ErrorCase{"unknown borrow order", "BorrowOrder=smallest", 1, "BorrowOrder",
+                  "\"smallest\" is not a choice; allowed: fairshare, largest"},
         ErrorCase{"unknown match field", "WarmPoolMatch=image,gpu", 1, "WarmPoolMatch",
                   "\"gpu\" is not a field"},
         ErrorCase{"duplicate match field", "WarmPoolMatch=image,IMAGE", 1, "WarmPoolMatch",
@@ -293,12 +295,14 @@ TEST(ConfigParser, KeysAndUnitsIgnoreCaseCommentsAndBlankLinesAreSkipped) {
   const Config config = must_parse(
       "  # comment\r\n\r\nfamily=p4 PARTITIONS=p4 capacity=NODE=4   # trailing comment\r\n"
       "\tshare=A family=p4 quota=Node=1 borrowlimit=unlimited\n"
-      "warmpoolmode=RESERVE\nunlistedaccounts=Refuse\n");
+      "warmpoolmode=RESERVE\nunlistedaccounts=Refuse\nborroworder=LARGEST\n");
   ASSERT_EQ(config.shares.size(), 1u);
   EXPECT_EQ(config.families[0].capacity, 4);
   EXPECT_EQ(config.warm_pool_mode, WarmPoolMode::Reserve);
   EXPECT_EQ(config.unlisted_accounts, UnlistedAccounts::Refuse);
   EXPECT_EQ(must_parse(kClusterConf).unlisted_accounts, UnlistedAccounts::Borrow);  // default
+  EXPECT_EQ(config.borrow_order, BorrowOrder::Largest);
+  EXPECT_EQ(must_parse(kClusterConf).borrow_order, BorrowOrder::FairShare);  // default
 }
 
 TEST(ConfigParser, SameShareInTwoFamiliesIsFine) {

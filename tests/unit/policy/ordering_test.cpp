@@ -225,6 +225,132 @@ TEST(Order, BorrowWeightPutsAHeavierUserFirstAmongBorrowersOnly) {
   EXPECT_EQ(factors[0].priority, factors[1].priority);
 }
 
+// BorrowOrder=largest: a, which used ten times what b did, both at their quota of 8 GPUs in p5.
+struct LargestFirst {
+  World world;
+  DecayedUsage usage;
+  explicit LargestFirst(BorrowOrder order)
+      : world(Cluster()
+                  .unlisted_borrow()
+                  .borrow_order(order)
+                  .family("p5", Unit::Gpu, 32)
+                  .share("a", "p5", 8)
+                  .share("b", "p5", 8),
+              {Running(1).share("a").family("p5").amount(8),
+               Running(2).share("b").family("p5").amount(8)}),
+        usage(world.policy.share_count() * world.policy.family_count(), 0.0) {
+    usage[world.share("a")] = 1000.0;
+    usage[world.share("b")] = 100.0;
+  }
+  std::vector<PriorityFactors> rank(const std::vector<Pending>& jobs) const {
+    std::vector<PendingJob> pending;
+    for (const Pending& job : jobs) pending.push_back(job.resolve(world.policy));
+    return prioritize(world.ledger(), usage, pending);
+  }
+};
+
+TEST(Order, BorrowOrderLargestPutsTheLargerBorrowerFirstWhateverItsShareUsed) {
+  const std::vector<Pending> jobs = {Pending(1).share("a").priority(50).request("p5", 8),
+                                     Pending(2).share("b").priority(50).request("p5", 2)};
+  const auto fair = LargestFirst(BorrowOrder::FairShare).rank(jobs);
+  EXPECT_LT(fair[0].priority, fair[1].priority);  // b used less
+  EXPECT_EQ(fair[0].size_class, 0u);
+  const auto largest = LargestFirst(BorrowOrder::Largest).rank(jobs);
+  EXPECT_GT(largest[0].priority, largest[1].priority);
+  EXPECT_FALSE(largest[0].within_quota || largest[1].within_quota);
+  EXPECT_EQ(largest[0].size_class, 4u);  // 8 GPUs: bit length 4
+  EXPECT_EQ(largest[1].size_class, 2u);  // 2 GPUs: bit length 2
+  EXPECT_EQ(largest[0].priority, largest[0].size_class * kSizeClassWeight +
+                                     largest[0].share_rank * kShareRankWeight +
+                                     50 * kJobPriorityWeight + kNiceCenter);
+  // Equal size classes: fair share decides (b first), as without the setting.
+  const auto same = LargestFirst(BorrowOrder::Largest)
+                        .rank({Pending(1).share("a").priority(50).request("p5", 4),
+                               Pending(2).share("b").priority(50).request("p5", 6)});
+  EXPECT_LT(same[0].priority, same[1].priority);
+}
+
+TEST(Order, BorrowOrderLargestLeavesTheQuotaTierAndTheUnlistedShareAsTheyAre) {
+  // Nothing of c running: its 1-GPU job within quota goes before any borrower, with no size part.
+  const World world(Cluster()
+                        .unlisted_borrow()
+                        .borrow_order(BorrowOrder::Largest)
+                        .family("p5", Unit::Gpu, 32)
+                        .share("a", "p5", 8)
+                        .share("c", "p5", 8),
+                    {Running(1).share("a").family("p5").amount(8)});
+  const std::vector<PendingJob> pending = {
+      Pending(1).share("c").request("p5", 1).resolve(world.policy),
+      Pending(2).share("a").request("p5", 16).resolve(world.policy),
+      Pending(3).share(std::string(kUnlistedShare)).request("p5", 16).resolve(world.policy),
+      Pending(4).share("a").request("p5", 1).resolve(world.policy)};
+  const auto f = prioritize(world.ledger(), {}, pending);
+  EXPECT_TRUE(f[0].within_quota);
+  EXPECT_EQ(f[0].size_class, 0u);
+  EXPECT_GT(f[0].priority, f[1].priority);
+  EXPECT_EQ(f[1].size_class, 5u);
+  EXPECT_EQ(f[2].size_class, 0u);  // unlisted: after every share's borrowers, however large
+  EXPECT_LT(f[2].priority, f[3].priority);
+}
+
+// A share's own order stands: its small job of high --share-priority is not passed by its own
+// larger job of low priority (the small one borrows with the larger one's class); at equal
+// priority and nice the larger goes first. Another share's job of a class between them sits
+// between them.
+TEST(Order, BorrowOrderLargestKeepsEachSharesOwnOrder) {
+  const auto f =
+      LargestFirst(BorrowOrder::Largest)
+          .rank({Pending(1).share("a").priority(90).submitted(1).request("p5", 2),
+                 Pending(2).share("a").priority(10).submitted(2).request("p5", 8),
+                 Pending(3).share("a").priority(10).submitted(3).request("p5", 16),
+                 Pending(4).share("b").priority(50).submitted(4).request("p5", 8),
+                 Pending(5).share("a").priority(10).submitted(5).nice(100).request("p5", 16)});
+  EXPECT_EQ(f[0].size_class, 5u);  // lifted to the class of job 3 (16 GPUs) behind it
+  EXPECT_EQ(f[1].size_class, 5u);  // lifted by job 5, niced behind it
+  EXPECT_EQ(f[2].size_class, 5u);
+  EXPECT_EQ(f[4].size_class, 5u);
+  EXPECT_EQ(f[3].size_class, 4u);
+  EXPECT_GT(f[0].priority, f[1].priority);  // priority 90 before 10
+  EXPECT_EQ(f[1].priority, f[2].priority);  // same standing: Slurm orders by age
+  EXPECT_GT(f[2].priority, f[4].priority);  // nice 100 later
+  EXPECT_GT(f[4].priority, f[3].priority);  // b's 8 GPUs after a's class-5 jobs
+  // Without the 16-GPU jobs, a's 8-GPU job of priority 10 and b's 8-GPU job share class 4 and
+  // fair share puts b's first; a's job of priority 90 stays ahead of a's own.
+  const auto g = LargestFirst(BorrowOrder::Largest)
+                     .rank({Pending(1).share("a").priority(90).submitted(1).request("p5", 2),
+                            Pending(2).share("a").priority(10).submitted(2).request("p5", 8),
+                            Pending(4).share("b").priority(50).submitted(4).request("p5", 8)});
+  EXPECT_GT(g[0].priority, g[1].priority);
+  EXPECT_GT(g[2].priority, g[1].priority);
+}
+
+// More standings than a borrower's rank holds under BorrowOrder=largest (255): the least used
+// share keeps the top rank and the most used ones tie at 1.
+TEST(Order, BorrowOrderLargestRanksTheBestSharesApartAndTiesTheLowest) {
+  Cluster cluster = Cluster().borrow_order(BorrowOrder::Largest).family("p5", Unit::Gpu, 400);
+  for (int s = 0; s < 300; ++s) cluster.share("s" + std::to_string(s), "p5", 1);
+  const World world(cluster, {});
+  DecayedUsage usage(world.policy.share_count() * world.policy.family_count(), 0.0);
+  for (int s = 0; s < 300; ++s) usage[world.share("s" + std::to_string(s))] = 1.0 + s;
+  const ShareRanks ranks = rank_shares(world.ledger(), usage);
+  EXPECT_EQ(ranks.borrow[world.share("s0")], kMaxBorrowRankBySize);
+  EXPECT_EQ(ranks.borrow[world.share("s1")], kMaxBorrowRankBySize - 1);
+  EXPECT_EQ(ranks.borrow[world.share("s298")], 1u);
+  EXPECT_EQ(ranks.borrow[world.share("s299")], 1u);
+  EXPECT_EQ(ranks.within[world.share("s0")], ranks.within[world.share("s299")]);  // all idle
+}
+
+TEST(Order, SizeClassIsTheBitLengthUpToFifteen) {
+  EXPECT_EQ(size_class(0), 1u);
+  EXPECT_EQ(size_class(1), 1u);
+  EXPECT_EQ(size_class(3), 2u);
+  EXPECT_EQ(size_class(4), 3u);
+  EXPECT_EQ(size_class(8), 4u);
+  EXPECT_EQ(size_class(16383), 14u);
+  EXPECT_EQ(size_class(16384), kMaxSizeClass);
+  EXPECT_EQ(size_class(INT64_MAX), kMaxSizeClass);
+}
+
 TEST(Order, SameResultEveryTimeWhateverTheInputOrder) {
   const World world(Shares(), {Running(1).share("a").amount(2), Running(2).share("b").amount(5)});
   std::mt19937 rng(11);

@@ -65,6 +65,10 @@ class Cluster {
     config_.reclaim_after_s = seconds;
     return *this;
   }
+  Cluster& borrow_order(BorrowOrder order) {
+    config_.borrow_order = order;
+    return *this;
+  }
   // Family=`from` ... Fallback=`to`; FallbackDelay.
   Cluster& fallback(const std::string& from, const std::vector<std::string>& to) {
     for (Family& f : config_.families) {
