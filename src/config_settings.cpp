@@ -35,37 +35,34 @@ Message apply_default_priority(Config& config, std::string_view value) {
   return store_bounded(value, 99, config.default_priority);
 }
 
-Message apply_warm_pool_mode(Config& config, std::string_view value) {
-  if (text::iequals(value, "prefer")) {
-    config.warm_pool_mode = WarmPoolMode::Prefer;
-  } else if (text::iequals(value, "reserve")) {
-    config.warm_pool_mode = WarmPoolMode::Reserve;
-  } else {
-    return text::quote(value) + " is not a mode; allowed: prefer, reserve";
+// One of two words, any case, into `field`; `what` names the kind of value in the message.
+template <typename Choice>
+Message store_choice(std::string_view value, std::string_view what,
+                     std::pair<std::string_view, Choice> first,
+                     std::pair<std::string_view, Choice> second, Choice& field) {
+  for (const auto& [word, choice] : {first, second}) {
+    if (text::iequals(value, word)) {
+      field = choice;
+      return std::nullopt;
+    }
   }
-  return std::nullopt;
+  return text::quote(value) + " is not a " + std::string(what) +
+         "; allowed: " + std::string(first.first) + ", " + std::string(second.first);
+}
+
+Message apply_warm_pool_mode(Config& config, std::string_view value) {
+  return store_choice(value, "mode", {"prefer", WarmPoolMode::Prefer},
+                      {"reserve", WarmPoolMode::Reserve}, config.warm_pool_mode);
 }
 
 Message apply_unlisted_accounts(Config& config, std::string_view value) {
-  if (text::iequals(value, "borrow")) {
-    config.unlisted_accounts = UnlistedAccounts::Borrow;
-  } else if (text::iequals(value, "refuse")) {
-    config.unlisted_accounts = UnlistedAccounts::Refuse;
-  } else {
-    return text::quote(value) + " is not a choice; allowed: borrow, refuse";
-  }
-  return std::nullopt;
+  return store_choice(value, "choice", {"borrow", UnlistedAccounts::Borrow},
+                      {"refuse", UnlistedAccounts::Refuse}, config.unlisted_accounts);
 }
 
 Message apply_borrow_order(Config& config, std::string_view value) {
-  if (text::iequals(value, "fairshare")) {
-    config.borrow_order = BorrowOrder::FairShare;
-  } else if (text::iequals(value, "largest")) {
-    config.borrow_order = BorrowOrder::Largest;
-  } else {
-    return text::quote(value) + " is not a choice; allowed: fairshare, largest";
-  }
-  return std::nullopt;
+  return store_choice(value, "choice", {"fairshare", BorrowOrder::FairShare},
+                      {"largest", BorrowOrder::Largest}, config.borrow_order);
 }
 
 constexpr std::array<std::pair<std::string_view, MatchField>, 5> kMatchFields = {{

@@ -51,6 +51,16 @@ def gpu_job(c, user, share, gpus, priority, script="sleep 300"):
                     f"--share-priority={priority}", "--requeue", script=script)
 
 
+def pending_order(c, first, second, first_ahead):
+    """squeue's priorities of the pending jobs when both are pending and `first` is ahead of
+    `second` (or, with first_ahead False, behind it); else None."""
+    out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
+    prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
+    if not {first, second} <= prios.keys():
+        return None
+    return prios if (prios[first] > prios[second]) == first_ahead else None
+
+
 def running_count(c, account, partition="p4"):
     out = c.run(["squeue", "-h", "-t", "RUNNING", "-A", account, "-p", partition, "-o", "%D"])
     return sum(int(n) for n in out.stdout.split())
@@ -348,11 +358,7 @@ def test_borrow_weight_lets_the_heavier_user_borrow_first(shares):
     second = node_job(c, "bob", "prodexp2", "sleep 1", 50)
 
     def order(first_ahead):
-        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
-        prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
-        if not {first, second} <= prios.keys():
-            return None
-        return prios if (prios[first] > prios[second]) == first_ahead else None
+        return pending_order(c, first, second, first_ahead)
 
     prios = wait_until("prodexp2's borrower ahead (less usage)", lambda: order(False))
     assert prios[first] < 1 << 30 and prios[second] < 1 << 30, prios  # both borrow
@@ -380,11 +386,7 @@ def test_borrow_order_largest_puts_the_larger_borrower_first(shares):
     small = gpu_job(c, "bob", "research", 2, 50, script="sleep 1")
 
     def order(large_ahead):
-        out = c.run(["squeue", "-h", "-t", "PENDING", "-o", "%i %Q"]).stdout
-        prios = {int(i): int(q) for i, q in (line.split() for line in out.splitlines())}
-        if not {large, small} <= prios.keys():
-            return None
-        return prios if (prios[large] > prios[small]) == large_ahead else None
+        return pending_order(c, large, small, large_ahead)
 
     prios = wait_until("research's small borrower ahead (fair share)", lambda: order(False))
     assert prios[large] < 1 << 30 and prios[small] < 1 << 30, prios  # both borrow
