@@ -71,9 +71,19 @@ def two_controllers(clean_queue):
 
 
 def take_over(c):
-    """`scontrol takeover`, waited for until the backup says it runs as primary once more."""
+    """`scontrol takeover`, waited for until the backup says it runs as primary once more. From
+    Slurm 24.11 the request is refused while the primary has not yet written its heartbeat file
+    after a start; that refusal, and only that, is asked again (bounded)."""
     before = in_control(c, "backup")
-    c.scontrol("takeover")
+
+    def accepted():
+        out = c.run(["scontrol", "takeover"])
+        if out.returncode == 0:
+            return True
+        assert "heartbeat file is missing" in out.stderr, f"scontrol takeover failed: {out.stderr}"
+        return None
+
+    wait_until("scontrol takeover to be accepted", accepted)
     wait_until("the backup controller to take control", lambda: in_control(c, "backup") > before)
 
 
