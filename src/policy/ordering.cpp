@@ -317,14 +317,17 @@ RankedQueue prioritize_queue(const ShareRanks& ranks, const Ledger& ledger,
     return ahead_in_share(pending[a], pending[b]) ||
            (!ahead_in_share(pending[b], pending[a]) && a < b);
   });
+  // Only BorrowOrder=largest lifts size classes; otherwise nothing is allocated per job.
   const std::vector<SizeFloors> floors = ledger.policy().borrow_largest_first
                                              ? lifted_classes(ranks, ledger, pending, order)
-                                             : std::vector<SizeFloors>(pending.size());
+                                             : std::vector<SizeFloors>{};
+  const SizeFloors none;
   RankedQueue out;
   out.factors.resize(pending.size());
   out.taken.assign(ranks.within.size(), 0);
   for (const size_t i : order) {
-    const Choice choice = choose(ranks, ledger, pending[i], out.taken, floors[i]);
+    const Choice choice =
+        choose(ranks, ledger, pending[i], out.taken, floors.empty() ? none : floors[i]);
     out.factors[i] = choice.factors;
     if (!pending[i].eligible) continue;
     if (choice.index != SIZE_MAX) {
