@@ -62,12 +62,28 @@ def two_controllers(clean_queue):
         wait_until("both controllers to answer scontrol ping", lambda: both_up(c))
         yield c
     finally:
-        c.cancel_all()
-        c.controller("stop", "backup")
-        c.controller("stop", "primary")
+        # Every step runs even when one before it failed (a test that failed mid-takeover can
+        # leave no controller answering, and cancel_all then times out): a controller left
+        # running would hold SlurmctldPort, and every later test's slurmctld would fail to bind.
+        failures = run_all([c.cancel_all,
+                            lambda: c.controller("stop", "backup"),
+                            lambda: c.controller("stop", "primary")])
         conf.write_text(original)
         c.restart_slurmctld()
         c.scontrol("reconfigure")
+        if failures:
+            raise failures[0]
+
+
+def run_all(steps):
+    """Runs every step; returns the exceptions raised, in order."""
+    failures = []
+    for step in steps:
+        try:
+            step()
+        except Exception as e:  # noqa: BLE001 -- each is re-raised after the teardown
+            failures.append(e)
+    return failures
 
 
 def take_over(c):
