@@ -32,6 +32,20 @@ def wait_until(what, predicate, timeout=DEFAULT_TIMEOUT):
     raise WaitTimeout(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})")
 
 
+def run_each(*steps):
+    """Runs every step, also those after one that failed, then raises the first failure: a
+    teardown puts the cluster back whatever went wrong before it (a step left undone, such as a
+    controller left running or a test's configuration left installed, fails every later test)."""
+    failures = []
+    for step in steps:
+        try:
+            step()
+        except Exception as e:  # noqa: BLE001 -- the first is raised once every step has run
+            failures.append(e)
+    if failures:
+        raise failures[0]
+
+
 def parse_scontrol_record(text):
     """Parses one `scontrol show -o` line into a dict (values may contain spaces only at the end)."""
     fields = {}

@@ -15,7 +15,7 @@ import signal
 
 import pytest
 
-from slurm import wait_until
+from slurm import run_each, wait_until
 from test_warm_pools import end_pools, make_pool, publish
 
 BACKUP_HOST = "SlurmctldHost=shareq-backup(127.0.0.2)"
@@ -62,28 +62,14 @@ def two_controllers(clean_queue):
         wait_until("both controllers to answer scontrol ping", lambda: both_up(c))
         yield c
     finally:
-        # Every step runs even when one before it failed (a test that failed mid-takeover can
-        # leave no controller answering, and cancel_all then times out): a controller left
-        # running would hold SlurmctldPort, and every later test's slurmctld would fail to bind.
-        failures = run_all([c.cancel_all,
-                            lambda: c.controller("stop", "backup"),
-                            lambda: c.controller("stop", "primary")])
-        conf.write_text(original)
-        c.restart_slurmctld()
-        c.scontrol("reconfigure")
-        if failures:
-            raise failures[0]
-
-
-def run_all(steps):
-    """Runs every step; returns the exceptions raised, in order."""
-    failures = []
-    for step in steps:
-        try:
-            step()
-        except Exception as e:  # noqa: BLE001 -- each is re-raised after the teardown
-            failures.append(e)
-    return failures
+        # A test that failed mid-takeover can leave no controller answering, and cancel_all then
+        # times out: the controllers are stopped and slurm.conf restored all the same.
+        run_each(c.cancel_all,
+                 lambda: c.controller("stop", "backup"),
+                 lambda: c.controller("stop", "primary"),
+                 lambda: conf.write_text(original),
+                 c.restart_slurmctld,
+                 lambda: c.scontrol("reconfigure"))
 
 
 def take_over(c):

@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from slurm import RUNNING_STATES, WaitTimeout, wait_until
+from slurm import RUNNING_STATES, WaitTimeout, run_each, wait_until
 
 GRACE = 60  # the victim runs on this long after it is warned: the reclaim stays in flight
 
@@ -66,9 +66,7 @@ def truth(clean_queue):
     try:
         yield c
     finally:
-        c.cancel_all()
-        end_pools(c)
-        c.install_shareq_conf(original)
+        run_each(c.cancel_all, lambda: end_pools(c), lambda: c.install_shareq_conf(original))
 
 
 def node_job(c, user, share, *extra, script="sleep 600"):
