@@ -260,12 +260,21 @@ def runs_counted(m):
 
 def test_counters_survive_an_exporter_restart(monitoring, shares):
     m, c = monitoring, shares
-    # A run of its own, counted before the restart, so that some counter exists even when this
-    # test runs alone and none is still to come when the exporter stops.
-    counted = runs_counted(m)
+    # A run of its own, so that some counter exists even when this test runs alone.
     job = node_job(c, "alice", "prodexp1", script="true")
     c.wait_state(job, "COMPLETED", timeout=60)
-    wait_until("the run to be counted", lambda: runs_counted(m) >= counted + 1, SCRAPE_WAIT)
+    # Nothing may be left to count when the exporter stops, or a run it had not yet read would
+    # be counted after the restart: the queue is empty (clean_queue), slurmdbd has this job's end
+    # (slurmctld sends its records in order, so every earlier one's too), and the exporter has
+    # counted every run that sacct -D shows, this job's included (a query that ends "now" leaves
+    # out a run that started in the same second, the exporter's as sacct's).
+    c.wait_sacct(job, "State", "COMPLETED", timeout=SCRAPE_WAIT)
+    since = m.since()
+
+    def all_counted():
+        runs = sacct_runs(c, since)
+        return str(job) in [run[0] for run in runs] and len(runs) == runs_counted(m)
+    wait_until("the exporter to count every run sacct -D shows", all_counted, SCRAPE_WAIT)
     before = m.metrics_text()
     counters = [l for l in before.splitlines() if l.startswith(COUNTERS)]
     assert any(l.startswith("shareq_job_wait_seconds_count") for l in counters), before
