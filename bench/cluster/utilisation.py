@@ -486,10 +486,10 @@ def report(per_run, modes, markdown=False):
         else:
             print(f"{label:<26}" + "".join(f"{cell:>28}" for cell in cells))
     if {"stock", "shareq"} <= set(modes):
-        pairs = [r for r in per_run if "stock" in r and "shareq" in r]
-        lead = sum(1 for r in pairs if r["shareq"]["utilisation"] >= r["stock"]["utilisation"])
-        print(f"\nshareq's strict utilisation at least stock's in {lead} of {len(pairs)} runs")
-        diffs = [r["shareq"]["utilisation"] - r["stock"]["utilisation"] for r in pairs]
+        diffs = [r["shareq"]["utilisation"] - r["stock"]["utilisation"] for r in per_run
+                 if "stock" in r and "shareq" in r]
+        lead = sum(1 for d in diffs if d >= 0)
+        print(f"\nshareq's strict utilisation at least stock's in {lead} of {len(diffs)} runs")
         if len(diffs) >= 2:
             low, high = median_interval(diffs)
             print(f"paired median of strict utilisation {fmt(statistics.median(diffs), 'pts')} "

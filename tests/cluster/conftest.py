@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from slurm import Cluster
+from slurm import Cluster, run_each
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 CLUSTER_SCRIPT = REPO / "tests" / "cluster" / "cluster"
@@ -80,5 +80,4 @@ def own_shareq_conf(clean_queue):
     original = (c.dir / "etc" / "shareq.conf").read_text()
     c.install_shareq_conf(original)
     yield c
-    c.cancel_all()
-    c.install_shareq_conf(original)
+    run_each(c.cancel_all, lambda: c.install_shareq_conf(original))

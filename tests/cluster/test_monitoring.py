@@ -22,7 +22,7 @@ import urllib.parse
 import pytest
 
 from exporter import free_port, http_get, reachable, start_exporter
-from slurm import wait_until
+from slurm import run_each, wait_until
 from test_quota_shares import conf, node_job, restarts
 from test_warm_pools import end_pools, make_pool, publish, sbatch_out
 
@@ -131,8 +131,7 @@ def shares(clean_queue):
     path = c.dir / "etc" / "shareq.conf"
     original = path.read_text()
     yield c
-    c.cancel_all()
-    c.install_shareq_conf(original)
+    run_each(c.cancel_all, lambda: c.install_shareq_conf(original))
 
 
 def equal_soon(what, expected, actual, timeout=SCRAPE_WAIT):

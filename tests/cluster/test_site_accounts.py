@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from exporter import free_port, http_get, samples, start_exporter
-from slurm import wait_until
+from slurm import run_each, wait_until
 
 BASE = """
 Family=p4 Partitions=p4 Capacity=node=4
@@ -64,8 +64,7 @@ def accounts(clean_queue):
     original = path.read_text()
     c.install_shareq_conf(conf())
     yield c
-    c.cancel_all()
-    c.install_shareq_conf(original)
+    run_each(c.cancel_all, lambda: c.install_shareq_conf(original))
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from slurm import wait_until
+from slurm import run_each, wait_until
 
 WARM_CONF_EXTRA = "WarmPoolMode={mode}\n"
 
@@ -62,8 +62,7 @@ def with_conf(c, make_conf):
     original = path.read_text()
     c.install_shareq_conf(make_conf(original))
     yield c
-    c.cancel_all()
-    c.install_shareq_conf(original)
+    run_each(c.cancel_all, lambda: c.install_shareq_conf(original))
 
 
 @pytest.fixture
