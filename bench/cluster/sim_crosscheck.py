@@ -63,7 +63,19 @@ SLURM_CONF = "".join(f"NodeName={n} CPUs=16 RealMemory=64000 Gres=gpu:{U.GPUS_PE
     "SchedulerType=sched/backfill\n" \
     "AuthInfo=cred_expire=10\n" \
     "PriorityDecayHalfLife=1-0\nPriorityWeightFairshare=10000\nPriorityWeightAge=1000\n"
-SHAREQ_SCHED_PARAMS = "bf_min_prio_reserve=1073741824,partition_job_depth=4"
+
+
+def cluster_shareq_sched_params():
+    """What tests/cluster/lib/config.sh adds to SchedulerParameters in shareq mode (the README's
+    bf_min_prio_reserve and partition_job_depth), read from there so that the two cannot differ."""
+    text = (REPO / "tests" / "cluster" / "lib" / "config.sh").read_text()
+    found = re.search(r'sched_params\+=",(bf_min_prio_reserve=\d+,partition_job_depth=\d+)', text)
+    if not found:
+        sys.exit("tests/cluster/lib/config.sh: no bf_min_prio_reserve=N,partition_job_depth=N line")
+    return found.group(1)
+
+
+SHAREQ_SCHED_PARAMS = cluster_shareq_sched_params()
 SHARE_OF_TIER = {tier: share for tier, share, _ in U.TIERS}
 PRIORITY_OF_TIER = {tier: prio for tier, _, prio in U.TIERS}
 

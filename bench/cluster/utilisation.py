@@ -494,7 +494,16 @@ def report(per_run, modes, markdown=False):
             low, high = median_interval(diffs)
             print(f"paired median of strict utilisation {fmt(statistics.median(diffs), 'pts')} "
                   f"points, 95% interval [{fmt(low, 'pts')}, {fmt(high, 'pts')}] (bootstrap over "
-                  f"the {len(diffs)} runs; an interval that holds 0 leaves the leader unsettled)")
+                  f"the {len(diffs)} runs): {interval_verdict(low, high)}")
+
+
+def interval_verdict(low, high):
+    """What a 95% interval of the paired median (shareq - stock) says about which mode leads."""
+    if low > 0:
+        return "shareq leads"
+    if high < 0:
+        return "stock leads"
+    return "the interval holds 0, the leader is not settled"
 
 
 def median_interval(values, draws=10000, level=0.95):

@@ -132,11 +132,11 @@ write_configs() {
   local priority_type=priority/shareq preempt_type=preempt/shareq
   # What the README recommends with shareq: jobs that would borrow never hold back the jobs
   # behind them (bf_min_prio_reserve at the within-quota tier, 2^30), and the main scheduler
-  # tests at most 4 jobs of a partition per pass (partition_job_depth; backfill goes deeper).
+  # tests at most 16 jobs of a partition per pass (partition_job_depth; backfill goes deeper).
   local sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
   # nohold_on_prolog_fail: a job whose prolog failed is requeued (and may fall back), not held.
   # enable_user_top: users may `scontrol top` their own jobs (tested with shareq's order).
-  sched_params+=",bf_min_prio_reserve=1073741824,partition_job_depth=4,nohold_on_prolog_fail"
+  sched_params+=",bf_min_prio_reserve=1073741824,partition_job_depth=16,nohold_on_prolog_fail"
   sched_params+=",enable_user_top"
   if [ "$STOCK" = 1 ]; then
     sched_params="${SHAREQ_SCHED_PARAMS:-bf_interval=5}"
