@@ -116,7 +116,13 @@ def test_a_backup_taking_control_again_knows_the_pools_made_while_it_stood_by(tw
 def test_a_backup_taking_over_from_a_killed_primary_knows_its_pools(two_controllers):
     c = two_controllers
     publish(c, "warm-hb")
-    make_pool(c, "alice", "warm-hb")
+    origin = make_pool(c, "alice", "warm-hb")
+    # A primary killed saves nothing more, and shareq writes its state off slurmctld's locks,
+    # moments after the node shows the pool (as Slurm's own state, what changed within those
+    # moments is lost with it): the pool must be on disk before the kill.
+    state = c.dir / "spool" / "ctld" / "shareq_warm_pools"
+    wait_until("the primary to write the pool to StateSaveLocation",
+               lambda: state.exists() and f" origin={origin} " in state.read_text())
 
     before = in_control(c, "backup")
     primary = int((c.dir / "run" / "slurmctld.pid").read_text())
