@@ -12,6 +12,7 @@ knew must be on disk already. Every wait is bounded.
 import os
 import re
 import signal
+import time
 
 import pytest
 
@@ -117,12 +118,18 @@ def test_a_backup_taking_over_from_a_killed_primary_knows_its_pools(two_controll
     c = two_controllers
     publish(c, "warm-hb")
     origin = make_pool(c, "alice", "warm-hb")
-    # A primary killed saves nothing more, and shareq writes its state off slurmctld's locks,
-    # moments after the node shows the pool (as Slurm's own state, what changed within those
-    # moments is lost with it): the pool must be on disk before the kill.
-    state = c.dir / "spool" / "ctld" / "shareq_warm_pools"
+    # A primary killed saves nothing more. Slurm saves its job state, and shareq its pools, off
+    # slurmctld's locks moments after a change: until both are on disk, the backup finds no pool,
+    # or finds the pool's job still pending and runs it again, onto the pool, ahead of this test's
+    # job (seen on 24.11: the backup reran JobId=38 warm and the test's job started cold). Both
+    # saves are waited for before the kill.
+    ended_by = time.time()
+    spool = c.dir / "spool" / "ctld"
+    pools = spool / "shareq_warm_pools"
     wait_until("the primary to write the pool to StateSaveLocation",
-               lambda: state.exists() and f" origin={origin} " in state.read_text())
+               lambda: pools.exists() and f" origin={origin} " in pools.read_text())
+    wait_until("the primary to save its job state after the pool's job ended",
+               lambda: (spool / "job_state").stat().st_mtime > ended_by)
 
     before = in_control(c, "backup")
     primary = int((c.dir / "run" / "slurmctld.pid").read_text())
