@@ -122,12 +122,14 @@ def test_a_backup_taking_over_from_a_killed_primary_knows_its_pools(two_controll
     # slurmctld's locks moments after a change: until both are on disk, the backup finds no pool,
     # or finds the pool's job still pending and runs it again, onto the pool, ahead of this test's
     # job (seen on 24.11: the backup reran JobId=38 warm and the test's job started cold). Both
-    # saves are waited for before the kill.
+    # saves are waited for before the kill; a job's end alone need not make Slurm save its job
+    # state, a submission does (a held job, which never runs).
     ended_by = time.time()
     spool = c.dir / "spool" / "ctld"
     pools = spool / "shareq_warm_pools"
     wait_until("the primary to write the pool to StateSaveLocation",
                lambda: pools.exists() and f" origin={origin} " in pools.read_text())
+    c.sbatch("alice", "-p", "p4", "-N1", "--hold", script="true")
     wait_until("the primary to save its job state after the pool's job ended",
                lambda: (spool / "job_state").stat().st_mtime > ended_by)
 
