@@ -30,6 +30,9 @@ distance between the two cluster runs of the same job list, the order a cluster 
 to the next, beside the simulator's distance from the first. The summary gives, per share, the
 share of discordant pairs (distance / pairs) of both, median [range] over the runs.
 
+The summary ends with how far the simulator overstates shareq's lead over stock: per run, shareq's
+sim - cluster less stock's, its median and that median's 95% bootstrap interval.
+
 Figures only, never an assertion: the simulator's model (docs/benchmarks.md, "Simulator against
 the cluster") leaves out some of Slurm's delays.
 
@@ -44,6 +47,7 @@ import itertools
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -391,6 +395,21 @@ def summary(results):
         rs = [r[mode] for r in results if mode in r]
         if rs:
             summarise_mode(mode, rs)
+    excess_over_stock(results)
+
+
+def excess_over_stock(results):
+    """How far the simulator overstates shareq's lead over stock: run by run, shareq's
+    sim - cluster less stock's, with its median's 95% interval. utilisation.py --simulate's
+    paired median less this is what the cluster would measure, had the simulator run there."""
+    both = [r for r in results if "shareq" in r and "stock" in r]
+    excess = [(r["shareq"]["sim"][0] - r["shareq"]["cluster"][0]) -
+              (r["stock"]["sim"][0] - r["stock"]["cluster"][0]) for r in both]
+    if len(excess) >= 2:
+        low, high = U.median_interval(excess)
+        print(f"  the simulator's lead for shareq over stock less the cluster's (strict, run by "
+              f"run): {U.signed(statistics.median(excess), 'pts')} points, 95% interval "
+              f"[{U.signed(low, 'pts')}, {U.signed(high, 'pts')}] over {len(excess)} runs")
 
 
 def summarise_mode(mode, rs):
