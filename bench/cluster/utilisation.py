@@ -505,8 +505,8 @@ TARGETS = [("utilisation", "strict utilisation", "pts", True),
 
 
 def signed(value, kind):
-    """A paired difference with its sign: points for percentages ('+1.3'), else seconds ('-6')."""
-    return f"{100 * value:+.1f}" if kind == "pts" else f"{value:+.0f}"
+    """A paired difference with its sign: points as fmt() gives them ('+1.3'), seconds ('-6')."""
+    return fmt(value, kind) if kind == "pts" else f"{value:+.0f}"
 
 
 def paired_differences(per_run, key):
