@@ -16,7 +16,8 @@ model of the stock plugins. --from-dumps reads the cluster's runs from a tree th
 `utilisation.py --dump-dir` wrote, and beside them, where `sim_crosscheck.py` left its replay of
 a run (RUN/sim/), the simulator's runs of the same job list, so that the two can be compared.
 
-Figures only; docs/benchmarks.md ("What any order can give production") says what they show.
+Figures only; docs/benchmarks.md says what they show ("What production's P90 is made of" for the
+simulator, "Time scale 1 with 175 runs" for the cluster).
 """
 
 import argparse
@@ -105,16 +106,15 @@ def simulated(opts):
 def sim_replay(run_dir, mode, cluster_runs):
     """The simulator's runs of a cluster run's job list, from sim_crosscheck.py's RUN/sim/ (its
     jobs CSV: each job's completed run), or None where it left none."""
+    import sim_crosscheck as X  # it imports utilisation.py
     path = os.path.join(run_dir, "sim", "shareq.jobs.csv" if mode == "shareq"
                         else "stock.baseline.csv")
     if not os.path.exists(path):
         return None
-    tier_of = {share: tier for tier, share, _ in U.TIERS}
-    gpus = {r[0]: r[6] for r in cluster_runs}
     with open(path) as f:
-        rows = [r for r in csv.DictReader(f) if int(r["start"]) >= 0 and int(r["id"]) in gpus]
-    return [(int(r["id"]), tier_of[r["share"]], "COMPLETED", int(r["submit"]), int(r["start"]),
-             int(r["end"]), gpus[int(r["id"])], r["nodes"]) for r in rows]
+        rows = list(csv.DictReader(f))
+    jobs = {r[0]: (r[1], None, None, r[6]) for r in cluster_runs}  # tier and GPUs, as it reads
+    return X.sim_runs(rows, jobs, 0)
 
 
 def from_dumps(root):
