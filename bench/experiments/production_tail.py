@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "cluster"))
 import utilisation as U  # noqa: E402
+import sim_crosscheck as X  # noqa: E402
 
 MODES = ("stock", "shareq")
 
@@ -106,7 +107,6 @@ def simulated(opts):
 def sim_replay(run_dir, mode, cluster_runs):
     """The simulator's runs of a cluster run's job list, from sim_crosscheck.py's RUN/sim/ (its
     jobs CSV: each job's completed run), or None where it left none."""
-    import sim_crosscheck as X  # it imports utilisation.py
     path = os.path.join(run_dir, "sim", "shareq.jobs.csv" if mode == "shareq"
                         else "stock.baseline.csv")
     if not os.path.exists(path):
@@ -118,10 +118,10 @@ def sim_replay(run_dir, mode, cluster_runs):
 
 
 def from_dumps(root):
-    """{name: Tally} of a --dump-dir tree's cluster runs, and of their replays where present."""
+    """{name: Tally} of a --dump-dir tree's cluster runs (or of one run's files in root), and of
+    their replays where present."""
     tallies = collections.defaultdict(Tally)
-    dirs = sorted(os.path.join(root, d) for d in os.listdir(root) if d.startswith("run"))
-    for run_dir in dirs:
+    for run_dir in X.run_dirs(root):
         meta = os.path.join(run_dir, "run.json")
         if os.path.exists(meta):
             with open(meta) as f:

@@ -85,15 +85,14 @@ mariadb_client() {
   mariadb --no-defaults --socket="$D/mysql/mysqld.sock" -u root "$@"
 }
 
-# Each cluster's MariaDB keeps its temporary files in a directory of its own ($D/mysql/tmp), not
-# in the shared /tmp: a starting mariadbd (mariadb-install-db's bootstrap too) removes the
-# "#sql*" files it finds in its tmpdir, so with clusters started side by side (utilisation.py
-# --parallel, the benchmark's slots) one instance's start deleted another's temporary tables and
-# its bootstrap failed ("Could not remove temporary table: '/tmp/#sql-temptable-...'"; 5 of 24
-# bootstraps, 8 at a time, and 7 of 238 cluster starts of a benchmark campaign; none of 32
-# with their own tmpdir).
+# Each cluster's MariaDB keeps its temporary files in a directory of its own ($D/mysql/tmp, made
+# with the cluster's other directories by tests/cluster/cluster), not in the shared /tmp: a
+# starting mariadbd (mariadb-install-db's bootstrap too) removes the "#sql*" files it finds in
+# its tmpdir, so with clusters started side by side (utilisation.py --parallel, the benchmark's
+# slots) one instance's start deleted another's temporary tables and its bootstrap failed
+# ("Could not remove temporary table: '/tmp/#sql-temptable-...'"; 5 of 24 bootstraps, 8 at a
+# time, and 7 of 238 cluster starts of a benchmark campaign; none of 32 with their own tmpdir).
 start_mariadb() {
-  mkdir -p "$D/mysql/tmp"
   mariadb-install-db --no-defaults --datadir="$D/mysql/data" --tmpdir="$D/mysql/tmp" --user=root \
     --auth-root-authentication-method=socket --skip-test-db >"$D/log/mariadb-install.log" 2>&1 ||
     fail_with_log mariadb-install-db "$D/log/mariadb-install.log"
