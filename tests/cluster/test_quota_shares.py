@@ -262,7 +262,10 @@ def test_a_job_end_reranks_the_queue_before_slurm_schedules_again(shares):
 def test_within_quota_jobs_are_ordered_before_borrowers(shares):
     c = shares
     c.install_shareq_conf(conf(reclaim_after=3600))  # both stay pending while the test looks
-    fill = [node_job(c, "alice", "prodexp1") for _ in range(4)]
+    # The fill runs at the borrower's --share-priority: with a lower one, the borrower could
+    # preempt it in-share (BASE has InSharePreemption=yes) at Slurm's next pass, while the test
+    # looks (CI saw it: three fill jobs requeued, the borrower first of its share, within quota).
+    fill = [node_job(c, "alice", "prodexp1", "sleep 300", 99) for _ in range(4)]
     for job in fill:
         c.wait_state(job, "RUNNING")
     # Both wait for capacity; prodexp2 is under its quota, prodexp1 would borrow further.
